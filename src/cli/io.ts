@@ -1,0 +1,17 @@
+/** What a command may touch of its process: passed in, so commands never reach for globals. */
+export interface CliIO {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether stdout is a terminal (live progress only then). */
+  isTTY: boolean;
+  /** Resolves when SIGINT/SIGTERM arrives (workers finish the current call, then stop). */
+  stopSignal: AbortSignal;
+}
+
+/** A lazily loaded command: parsed positional args and options in, exit code out. */
+export type Command<O = Record<string, unknown>> = (args: string[], opts: O, io: CliIO) => Promise<number>;
+
+export const printJson = (io: CliIO, value: unknown): void =>
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);

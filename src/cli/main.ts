@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+/**
+ * The entry point: parses argv with commander, lazy-loads one command, and is
+ * the only place that calls process.exit. Commands get plain options and a
+ * CliIO; they hold no logic beyond parsing and printing.
+ */
+import { readFileSync } from 'node:fs';
+import { Command as Cli, CommanderError, Option } from 'commander';
+import { RevloopError } from '../core/errors.js';
+import { Exit, exitCodeFor } from './exit-codes.js';
+import type { CliIO, Command } from './io.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const controller = new AbortController();
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  });
+}
+
+const io: CliIO = {
+  cwd: process.cwd(),
+  env: process.env,
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  isTTY: Boolean(process.stdout.isTTY),
+  stopSignal: controller.signal,
+};
+
+let exitCode: number = Exit.ok;
+
+/** Registers a command whose module is imported only when it runs (keeps `verify` cold start small). */
+function lazy(name: string) {
+  return async (...all: unknown[]) => {
+    const cmd = all[all.length - 1] as Cli;
+    const opts = cmd.opts();
+    const args = cmd.args;
+    const mod = (await import(`./commands/${name}.js`)) as { default: Command };
+    exitCode = await mod.default(args, opts, io);
+  };
+}
+
+const program = new Cli('revloop')
+  .description('A controller for AI code review loops: bounded, replayable, crash-safe, signed.')
+  .version(pkg.version, '-V, --version')
+  .showHelpAfterError('(run revloop --help for usage)')
+  .exitOverride();
+
+const withRepo = (c: Cli) =>
+  c
+    .option('--repo <dir>', 'repository directory', '.')
+    .option('--store <url>', 'ledger: sqlite:PATH or postgres://...');
+
+program
+  .command('init')
+  .description('write a starter config, criteria and a signing key')
+  .option('--repo <dir>', 'repository directory', '.')
+  .option('--force', 'overwrite existing files')
+  .option('--json', 'print JSON')
+  .action(lazy('init'));
+
+withRepo(program.command('review'))
+  .description('admit and run a review loop in this process')
+  .option('--base <ref>', 'base ref (default: the upstream or main)')
+  .option('--head <ref>', 'head ref', 'HEAD')
+  .option('--change <id>', 'change identity (PR number or branch); default: the head branch')
+  .option('--config <path>', 'config path in the repository')
+  .option('--config-from <where>', 'read config and criteria from "base" (default) or "head"', 'base')
+  .option('--out <file>', 'also write the signed record here')
+  .option('--apply', 'fast-forward the change branch to the run head when it ends clear')
+  .option('--json', 'print one JSON document')
+  .action(lazy('review'));
+
+withRepo(program.command('enqueue'))
+  .description('admit a run without running it (for workers)')
+  .option('--base <ref>', 'base ref')
+  .option('--head <ref>', 'head ref', 'HEAD')
+  .option('--change <id>', 'change identity')
+  .option('--config <path>', 'config path in the repository')
+  .option('--config-from <where>', 'base or head', 'base')
+  .option('--max-active <n>', 'queue capacity (max queued or running runs)')
+  .option('--cost-budget <usd>', 'cost budget per window across runs')
+  .option('--cost-window <seconds>', 'the cost budget window', '86400')
+  .option('--json', 'print one JSON document')
+  .action(lazy('enqueue'));
+
+withRepo(program.command('worker'))
+  .description('claim and run admitted runs')
+  .option('--concurrency <n>', 'runs at once', '1')
+  .option('--exit-when-idle', 'stop when the queue is empty')
+  .option('--lease-seconds <n>', 'lease time to live', '30')
+  .option('--json', 'print JSON lines')
+  .action(lazy('worker'));
+
+withRepo(program.command('status'))
+  .description('list runs, or one run with its rounds')
+  .argument('[run]', 'run id or prefix')
+  .option('--limit <n>', 'runs to list', '20')
+  .option('--json', 'print one JSON document')
+  .action(lazy('status'));
+
+withRepo(program.command('settle'))
+  .description("record a named person's decision on a finding")
+  .argument('<finding>', 'finding id or prefix')
+  .requiredOption('--by <name>', 'who decides')
+  .addOption(
+    new Option('--decision <d>', 'the decision').choices(['upheld', 'overturned']).makeOptionMandatory(),
+  )
+  .option('--note <text>', 'why')
+  .option('--json', 'print one JSON document')
+  .action(lazy('settle'));
+
+withRepo(program.command('resume'))
+  .description('resume a run whose owner died')
+  .argument('<run>', 'run id or prefix')
+  .option('--out <file>', 'also write the signed record here')
+  .option('--json', 'print one JSON document')
+  .action(lazy('resume'));
+
+withRepo(program.command('replay'))
+  .description('recompute every decision of a run from its recorded verdicts')
+  .argument('<run>', 'run id or prefix')
+  .option('--json', 'print one JSON document')
+  .action(lazy('replay'));
+
+withRepo(program.command('export'))
+  .description('write a report of a run')
+  .argument('<run>', 'run id or prefix')
+  .addOption(
+    new Option('--format <f>', 'report format')
+      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation'])
+      .default('markdown'),
+  )
+  .option('--out <file>', 'write to a file instead of stdout')
+  .action(lazy('export'));
+
+program
+  .command('verify')
+  .description('check a signed record against the checkout')
+  .argument('<record>', 'record file (DSSE envelope)')
+  .option('--key <pub...>', 'trusted public key file(s)')
+  .option('--repo <dir>', 'checkout directory', '.')
+  .option('--allow-findings', 'accept outcome "findings"')
+  .option('--json', 'print one JSON document')
+  .action(lazy('verify'));
+
+program
+  .command('keygen')
+  .description('write an Ed25519 key pair')
+  .option('--repo <dir>', 'repository directory', '.')
+  .option('--out <prefix>', 'path prefix for PREFIX.key and PREFIX.pub (default .revloop/keys/signing)')
+  .option('--force', 'overwrite an existing key')
+  .option('--json', 'print one JSON document')
+  .action(lazy('keygen'));
+
+program
+  .command('hook')
+  .description('git hooks')
+  .command('install')
+  .description('install a pre-push hook that requires a verifying record')
+  .option('--repo <dir>', 'repository directory', '.')
+  .option('--force', 'replace an existing pre-push hook')
+  .action(lazy('hook-install'));
+
+program
+  .command('demo')
+  .description('build a fixture repository with a real bug and run the whole loop on it, offline')
+  .option('--dir <dir>', 'where to build the fixture (default: a new temp dir)')
+  .addOption(
+    new Option('--scenario <s>', 'demo scenario').choices(['default', 'oscillation']).default('default'),
+  )
+  .option('--json', 'print one JSON document')
+  .action(lazy('demo'));
+
+program
+  .command('sim')
+  .description('Loop Lab: Monte-Carlo model of review-loop convergence')
+  .option('--preset <p>', 'healthy | hostile | oscillating')
+  .option('--upgrades <list>', 'U1,U2,U3,U4 (or "none")')
+  .option('--trials <n>', 'trials per side')
+  .option('--seed <n>', 'random seed')
+  .option('--reviewers <n>', 'reviewers')
+  .option('--defects <n>', 'initial real defects')
+  .option('--detection <p>', 'detection probability')
+  .option('--false-positive <p>', 'false-positive rate')
+  .option('--vague <p>', 'share of vague findings')
+  .option('--inflation <p>', 'severity inflation')
+  .option('--oscillation <p>', 'oscillation coupling')
+  .option('--fix-success <p>', 'fix success')
+  .option('--refuter-accuracy <p>', 'refuter accuracy')
+  .option('--cap <n>', "baseline's round cap")
+  .option('--max-rounds <n>', 'rounds simulated at most')
+  .option('--svg <file>', 'write the chart as SVG')
+  .option('--json', 'print one JSON document')
+  .action(lazy('sim'));
+
+program
+  .command('analyze')
+  .description('Loop Lab: convergence and reviewer calibration from a round log')
+  .argument('<file>', 'round log JSON, or - for stdin')
+  .option('--svg <file>', 'write the chart as SVG')
+  .option('--json', 'print one JSON document')
+  .action(lazy('analyze'));
+
+withRepo(program.command('ui'))
+  .description('local dashboard')
+  .option('--port <n>', 'port (0 = any free)', '7357')
+  .option('--host <h>', 'bind address', '127.0.0.1')
+  .action(lazy('ui'));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    exitCode = err.exitCode === 0 ? Exit.ok : Exit.usage;
+  } else if (err instanceof RevloopError) {
+    process.stderr.write(`revloop: ${err.message}\n`);
+    exitCode = exitCodeFor(err);
+  } else {
+    process.stderr.write(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    exitCode = Exit.internal;
+  }
+}
+process.exitCode = exitCode;
+// Let pending stdout drain; exit explicitly so stray handles (pools, timers) cannot keep us alive.
+process.stdout.write('', () => process.exit(exitCode));

@@ -1,0 +1,157 @@
+/**
+ * Rows of the ledger as plain data: what the Store port returns and what the
+ * record, reports, replay and dashboard read. Times are epoch milliseconds.
+ */
+import type {
+  CallClass,
+  EndReason,
+  Outcome,
+  ReportedFinding,
+  Role,
+  RunStatus,
+  Severity,
+  Snapshot,
+  Stage,
+  StopReason,
+} from './types.js';
+
+export interface LeaseOwner {
+  /** Unique per process (host:pid:random). */
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface RunRow {
+  id: string;
+  admissionKey: string;
+  changeKey: string;
+  repo: string;
+  snapshotKey: string;
+  snapshot: Snapshot;
+  status: RunStatus;
+  outcome: Outcome | null;
+  stopReason: StopReason | null;
+  /** Why a run did not complete; null when completed. */
+  reason: EndReason | null;
+  detail: string | null;
+  /** The revision currently under review: the snapshot head, then each fix commit. */
+  head: string;
+  roundsDone: number;
+  costUsd: number;
+  fencingToken: number;
+  leaseOwner: LeaseOwner | null;
+  leaseExpiresAt: number | null;
+  recordPath: string | null;
+  createdAt: number;
+  updatedAt: number;
+  endedAt: number | null;
+}
+
+export interface Lease {
+  runId: string;
+  token: number;
+  owner: LeaseOwner;
+  expiresAt: number;
+}
+
+export interface RoundRow {
+  runId: string;
+  round: number;
+  /** Head commit of the revision this round reviewed. */
+  head: string;
+  startedAt: number;
+}
+
+/** A stage's result and its completion mark are one row, written in one transaction (invariant 5). */
+export interface StageRow {
+  runId: string;
+  round: number;
+  stage: Stage;
+  snapshotKey: string;
+  result: unknown;
+  completedAt: number;
+}
+
+/** Invariant 6: one verdict per call key, with the prompt digest and the model the endpoint reported. */
+export interface VerdictRow {
+  callKey: string;
+  runId: string;
+  round: number;
+  stage: Stage;
+  role: Role;
+  reviewer: string;
+  /** The revision (head sha) the call looked at. */
+  revision: string;
+  promptDigest: string;
+  modelId: string | null;
+  /** The validated reply. */
+  reply: unknown;
+  costUsd: number;
+  recordedAt: number;
+}
+
+/** Attempt state: `started` until it ends; a `started` attempt found on resume is `unknown`. */
+export type AttemptClass = CallClass | 'started';
+
+export interface AttemptRow {
+  runId: string;
+  callKey: string;
+  attemptNo: number;
+  round: number;
+  stage: Stage;
+  role: Role;
+  reviewer: string;
+  class: AttemptClass;
+  detail: string | null;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+export type GateDecision =
+  | { kind: 'kept' }
+  /** Invariant 9: no concrete scenario and no violated clause. */
+  | { kind: 'demoted'; rule: 'no_scenario'; from: Severity }
+  /** Invariant 11: re-raise on a line unchanged since this reviewer passed. */
+  | { kind: 'demoted'; rule: 'scope_lock'; from: Severity; passedAt: string };
+
+export interface Refutation {
+  decision: 'upheld' | 'refuted';
+  by: string;
+  reason: string;
+  callKey: string;
+}
+
+export interface Settlement {
+  by: string;
+  decision: 'upheld' | 'overturned';
+  note: string | null;
+  at: number;
+}
+
+export interface FindingRow {
+  /** Stable id: derived from the call key and index, so a replayed call yields the same ids. */
+  id: string;
+  runId: string;
+  round: number;
+  reviewer: string;
+  revision: string;
+  callKey: string;
+  index: number;
+  reported: ReportedFinding;
+  /** Severity after gating. */
+  severity: Severity;
+  gate: GateDecision;
+  refutation: Refutation | null;
+  /** Set when the fixer disputes the finding instead of fixing it. */
+  dispute: { reason: string } | null;
+  settlement: Settlement | null;
+}
+
+export interface EventRow {
+  id: number;
+  runId: string;
+  at: number;
+  kind: string;
+  data: unknown;
+}

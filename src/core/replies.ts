@@ -1,0 +1,103 @@
+/**
+ * Schemas of what reviewers, refuters and fixers send back: parsed at the
+ * boundary, plain data after it. A reply that fails them is `malformed`
+ * (never retried, never clear).
+ */
+import { z } from 'zod';
+import type { FixerReply, RefuterReply, ReviewerReply, Role } from './types.js';
+
+const usage = z.object({ costUsd: z.number().finite().nonnegative().optional() }).loose().optional();
+const nonEmpty = z.string().trim().min(1);
+
+export const reportedFindingSchema = z.object({
+  severity: z.enum(['MAJOR', 'MODERATE', 'MINOR']),
+  file: nonEmpty,
+  line: z.number().int().positive(),
+  endLine: z.number().int().positive().optional(),
+  claim: nonEmpty,
+  failureScenario: z.string().optional(),
+  violatedClause: z.string().optional(),
+  missedBecause: z.string().optional(),
+});
+
+export const reviewerReplySchema = z
+  .object({
+    verdict: z.enum(['pass', 'findings']),
+    findings: z.array(reportedFindingSchema),
+    model: z.string().optional(),
+    usage,
+  })
+  .refine((r) => r.verdict === 'findings' || r.findings.length === 0, {
+    message: 'verdict "pass" must carry no findings',
+    path: ['findings'],
+  })
+  .refine((r) => r.verdict === 'pass' || r.findings.length > 0, {
+    message: 'verdict "findings" must carry at least one finding',
+    path: ['findings'],
+  });
+
+export const refuterReplySchema = z.object({
+  decision: z.enum(['upheld', 'refuted']),
+  reason: nonEmpty,
+  model: z.string().optional(),
+  usage,
+});
+
+export const fixerReplySchema = z.object({
+  disputed: z.array(z.object({ finding: nonEmpty, reason: nonEmpty })).default([]),
+  model: z.string().optional(),
+  usage,
+});
+
+export type ParsedReply =
+  | { ok: true; reply: ReviewerReply | RefuterReply | FixerReply }
+  | { ok: false; detail: string };
+
+/** Validates a reply for a role; the detail names the JSON path of the first problem. */
+export function parseReply(
+  role: Role,
+  value: unknown,
+  repoPathOk: (p: string) => boolean = isInsideRepo,
+): ParsedReply {
+  const schema =
+    role === 'reviewer' ? reviewerReplySchema : role === 'refuter' ? refuterReplySchema : fixerReplySchema;
+  const res = schema.safeParse(value);
+  if (!res.success) {
+    const issue = res.error.issues[0];
+    const path = issue ? ['$', ...issue.path].join('.') : '$';
+    return { ok: false, detail: `${path}: ${issue?.message ?? 'invalid'}` };
+  }
+  if (role === 'reviewer') {
+    const reply = res.data as ReviewerReply;
+    const bad = reply.findings.findIndex((f) => !repoPathOk(f.file));
+    if (bad >= 0)
+      return {
+        ok: false,
+        detail: `$.findings.${bad}.file: path escapes the repository: ${reply.findings[bad]?.file}`,
+      };
+    if (reply.findings.some((f) => f.endLine !== undefined && f.endLine < f.line)) {
+      return { ok: false, detail: '$.findings: endLine before line' };
+    }
+  }
+  return { ok: true, reply: res.data as ReviewerReply | RefuterReply | FixerReply };
+}
+
+/** A repository-relative path that cannot leave the repository: no absolute path, no `..` segment. */
+export function isInsideRepo(p: string): boolean {
+  if (p.length === 0 || p.includes('\0')) return false;
+  if (p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:/.test(p)) return false;
+  const parts = p.split(/[\\/]+/);
+  return !parts.some((s) => s === '..') && parts.some((s) => s !== '.' && s !== '');
+}
+
+/** Extracts the JSON object from an agent's text: the whole text, or one fenced ```json block. */
+export function extractJson(text: string): { ok: true; value: unknown } | { ok: false; detail: string } {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return { ok: false, detail: 'empty output' };
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```$/.exec(trimmed);
+  try {
+    return { ok: true, value: JSON.parse(fenced ? (fenced[1] ?? '') : trimmed) };
+  } catch (err) {
+    return { ok: false, detail: `not JSON: ${(err as Error).message.slice(0, 120)}` };
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The vocabulary of DESIGN.md as plain data. States and reasons are `as const`
+ * maps with derived unions so that every consumer handles every case.
+ */
+
+export const Severity = { MAJOR: 'MAJOR', MODERATE: 'MODERATE', MINOR: 'MINOR' } as const;
+export type Severity = (typeof Severity)[keyof typeof Severity];
+
+export const isBlockingSeverity = (s: Severity): boolean => s === 'MAJOR' || s === 'MODERATE';
+
+/** Invariant 2: a run's status is kept apart from its outcome. */
+export const RunStatus = {
+  queued: 'queued',
+  running: 'running',
+  completed: 'completed',
+  failed: 'failed',
+  aborted: 'aborted',
+  timed_out: 'timed_out',
+  unknown: 'unknown',
+} as const;
+export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = [
+  'completed',
+  'failed',
+  'aborted',
+  'timed_out',
+  'unknown',
+];
+export const isTerminal = (s: RunStatus): boolean => TERMINAL_STATUSES.includes(s);
+
+export const Outcome = { clear: 'clear', findings: 'findings' } as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+/** Why a `completed` run stopped. */
+export const StopReason = {
+  /** No blocker remains. */
+  clear: 'clear',
+  /** No fixer configured: the run is one round of review. */
+  review_only: 'review_only',
+  /** Invariant 8: two consecutive rounds without progress. */
+  no_progress: 'no_progress',
+  /** Invariant 12: rounds exhausted after a complete review. */
+  budget: 'budget',
+  /** Blockers wait for a named person's settlement. */
+  awaiting_settlement: 'awaiting_settlement',
+} as const;
+export type StopReason = (typeof StopReason)[keyof typeof StopReason];
+
+/** Why a run did not complete (statuses failed, aborted, timed_out, unknown). */
+export const EndReason = {
+  superseded: 'superseded',
+  stale_context: 'stale_context',
+  rules_changed: 'rules_changed',
+  model_drift: 'model_drift',
+  malformed: 'malformed',
+  refused: 'refused',
+  missing_context: 'missing_context',
+  reviewer_failed: 'reviewer_failed',
+  retries_exhausted: 'retries_exhausted',
+  fixer_failed: 'fixer_failed',
+  budget_wall: 'budget_wall',
+  budget_cost: 'budget_cost',
+  unresumable: 'unresumable',
+  interrupted: 'interrupted',
+} as const;
+export type EndReason = (typeof EndReason)[keyof typeof EndReason];
+
+export const Role = { reviewer: 'reviewer', refuter: 'refuter', fixer: 'fixer' } as const;
+export type Role = (typeof Role)[keyof typeof Role];
+
+export const Stage = {
+  review: 'review',
+  refute: 'refute',
+  fix: 'fix',
+  checks: 'checks',
+  decide: 'decide',
+} as const;
+export type Stage = (typeof Stage)[keyof typeof Stage];
+
+/** How one call ended. Everything but `ok` is a classified error (DESIGN.md, reviewer protocol). */
+export const CallClass = {
+  ok: 'ok',
+  rate_limited: 'rate_limited',
+  unavailable: 'unavailable',
+  timeout: 'timeout',
+  truncated: 'truncated',
+  malformed: 'malformed',
+  refused: 'refused',
+  missing_context: 'missing_context',
+  model_drift: 'model_drift',
+  failed: 'failed',
+  unknown: 'unknown',
+} as const;
+export type CallClass = (typeof CallClass)[keyof typeof CallClass];
+
+/** Invariant 7: only these are retried, under the same call key. */
+export const RETRYABLE: readonly CallClass[] = ['rate_limited', 'unavailable', 'timeout', 'truncated'];
+export const isRetryable = (c: CallClass): boolean => RETRYABLE.includes(c);
+
+/** A finding exactly as a reviewer reported it. */
+export interface ReportedFinding {
+  severity: Severity;
+  file: string;
+  line: number;
+  endLine?: number | undefined;
+  claim: string;
+  failureScenario?: string | undefined;
+  violatedClause?: string | undefined;
+  missedBecause?: string | undefined;
+}
+
+export interface ReviewerReply {
+  verdict: 'pass' | 'findings';
+  findings: ReportedFinding[];
+  model?: string | undefined;
+  usage?: { costUsd?: number | undefined } | undefined;
+}
+
+export interface RefuterReply {
+  decision: 'upheld' | 'refuted';
+  reason: string;
+  model?: string | undefined;
+  usage?: { costUsd?: number | undefined } | undefined;
+}
+
+export interface FixerReply {
+  disputed: { finding: string; reason: string }[];
+  model?: string | undefined;
+  usage?: { costUsd?: number | undefined } | undefined;
+}
+
+export interface ReviewerSpec {
+  name: string;
+  adapter: 'command' | 'openai' | 'anthropic' | 'scripted' | 'claude-code' | 'codex';
+  /** Pinned model id; a reply naming another is model drift. */
+  model?: string | undefined;
+  promptTemplateDigest: string;
+}
+
+export interface Budgets {
+  rounds: number;
+  wallSeconds: number;
+  costUsd: number;
+}
+
+export interface Policy {
+  requireScenario: boolean;
+  scopeLock: boolean;
+  stopWindow: number;
+  /** Diff shrink rule: a round whose diff has at least this fraction fewer changed lines counts as progress. */
+  shrinkRatio: number;
+}
+
+/** The frozen inputs of a run (DESIGN.md vocabulary). Its canonical JSON hashes to the snapshot key. */
+export interface Snapshot {
+  repo: string;
+  change: string;
+  base: string;
+  head: string;
+  mergeBase: string;
+  diffDigest: string;
+  criteriaPath: string;
+  criteriaDigest: string;
+  configDigest: string;
+  reviewers: ReviewerSpec[];
+  refuter: ReviewerSpec | null;
+  fixer: ReviewerSpec | null;
+  checks: { name: string; run: string[] }[];
+  /** Paths whose edit by the change needs a named person's settlement to end clear. */
+  protectedPaths: string[];
+  policy: Policy;
+  budgets: Budgets;
+  controllerVersion: string;
+}
+
+/** Admission key components (invariant 3). */
+export interface AdmissionKeyParts {
+  repo: string;
+  base: string;
+  head: string;
+  diffDigest: string;
+  criteriaDigest: string;
+  configDigest: string;
+}

@@ -1,0 +1,65 @@
+/**
+ * Git plumbing the loop needs. Implemented over the git binary (never a shell)
+ * in src/git; nothing else in revloop runs git.
+ */
+
+export interface ChangedFile {
+  path: string;
+  /** Path at the old side (differs on renames). */
+  oldPath: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+}
+
+/** One hunk of a unified diff: line ranges in the old and new file (count 0 = pure insertion/deletion). */
+export interface Hunk {
+  oldStart: number;
+  oldCount: number;
+  newStart: number;
+  newCount: number;
+}
+
+export interface FileHunks {
+  path: string;
+  oldPath: string;
+  hunks: Hunk[];
+}
+
+export interface Git {
+  /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
+  root(dir: string): Promise<string>;
+  /** Full commit sha of a ref; throws UnknownRefError. */
+  resolve(repo: string, ref: string): Promise<string>;
+  /** Whether a commit object exists. */
+  commitExists(repo: string, sha: string): Promise<boolean>;
+  mergeBase(repo: string, a: string, b: string): Promise<string>;
+  /**
+   * sha256 (hex) of the canonical diff from `base` to `head`, computed by
+   * streaming git's output: the diff is never held whole in memory.
+   */
+  diffDigest(repo: string, base: string, head: string): Promise<string>;
+  /** The canonical diff text, for prompts; throws DiffTooLargeError past maxBytes. */
+  diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
+  changedFiles(repo: string, base: string, head: string): Promise<ChangedFile[]>;
+  hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
+  /**
+   * Maps a line of `path` at `from` to its line at `to`; null when the line
+   * was changed or deleted in between (or the file is gone).
+   */
+  mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null>;
+  /** Contents of a file at a commit, or null when absent. */
+  readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
+
+  // Worktrees and commits for the fixer.
+  addWorktree(repo: string, dir: string, sha: string): Promise<void>;
+  removeWorktree(repo: string, dir: string): Promise<void>;
+  /** Resets the worktree to `sha` and removes untracked files. */
+  resetWorktree(dir: string, sha: string): Promise<void>;
+  /** HEAD sha of a worktree. */
+  worktreeHead(dir: string): Promise<string>;
+  /** Paths with uncommitted edits (including untracked), or conflict markers. */
+  status(dir: string): Promise<{ path: string; code: string }[]>;
+  /** Commits every edit in the worktree on top of `parent`; returns the new sha, or null when nothing changed. */
+  commitAll(dir: string, parent: string, message: string): Promise<string | null>;
+  /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
+  updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
+}

@@ -1,0 +1,46 @@
+/**
+ * The reviewer port: one call of a reviewer, refuter or fixer. Adapters in
+ * src/reviewers turn a prompt into a parsed reply or a classified error; no
+ * adapter decides anything about the run.
+ */
+import type { CallClass, Role } from '../core/types.js';
+
+export interface CallRequest {
+  callKey: string;
+  role: Role;
+  /** The configured name of the reviewer (or 'refuter' / 'fixer'). */
+  name: string;
+  round: number;
+  prompt: string;
+  promptDigest: string;
+  base: string;
+  /** The revision under review. */
+  head: string;
+  /** A checkout of exactly `head` (the fixer's worktree for the fixer). */
+  repoDir: string;
+  /** Absolute deadline for this call, epoch ms. */
+  deadlineMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+export type CallResult =
+  | {
+      ok: true;
+      /** The reply parsed as JSON (validated against the role's schema by the adapter). */
+      reply: unknown;
+      /** The model the endpoint reported, when it did. */
+      modelId: string | null;
+      costUsd: number;
+    }
+  | {
+      ok: false;
+      class: Exclude<CallClass, 'ok'>;
+      detail: string;
+      /** Honoured by the retry policy for rate limits. */
+      retryAfterMs?: number | undefined;
+    };
+
+export interface Reviewer {
+  readonly name: string;
+  call(req: CallRequest): Promise<CallResult>;
+}

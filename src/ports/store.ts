@@ -1,0 +1,157 @@
+/**
+ * The ledger port. Every write that belongs to a run carries the run's lease;
+ * the store refuses it in the same transaction when the lease's fencing token
+ * is no longer the run's (invariant 13) by throwing `FencedOutError`.
+ * Implementations: SQLite (embedded default), PostgreSQL (many workers), memory (tests).
+ */
+import type {
+  AttemptClass,
+  AttemptRow,
+  EventRow,
+  FindingRow,
+  Lease,
+  LeaseOwner,
+  Refutation,
+  RoundRow,
+  RunRow,
+  Settlement,
+  StageRow,
+  VerdictRow,
+} from '../core/ledger.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, Stage, StopReason } from '../core/types.js';
+
+export interface AdmissionLimits {
+  /** Max runs queued or running at once. */
+  maxActive?: number | undefined;
+  /** Cost budget across runs created within the window. */
+  costBudgetUsd?: number | undefined;
+  costWindowSeconds?: number | undefined;
+  /** Estimated cost of the run being admitted (its budget by default). */
+  estimatedCostUsd?: number | undefined;
+}
+
+export interface AdmitInput {
+  runId: string;
+  admissionKey: string;
+  changeKey: string;
+  repo: string;
+  snapshotKey: string;
+  snapshot: Snapshot;
+  limits?: AdmissionLimits | undefined;
+}
+
+/**
+ * Invariant 3: one admission key has at most one run that is queued, running
+ * or completed. A key whose run completed is answered with that run; a key
+ * whose runs all failed or aborted is admitted afresh.
+ */
+export type AdmitResult =
+  | { kind: 'created'; run: RunRow }
+  | { kind: 'existing'; run: RunRow }
+  | { kind: 'deferred'; limit: 'capacity' | 'cost'; detail: string };
+
+export interface RunFilter {
+  status?: RunStatus[] | undefined;
+  changeKey?: string | undefined;
+  admissionKey?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface NewFinding extends Omit<FindingRow, 'refutation' | 'dispute' | 'settlement'> {}
+
+export interface StageCompletion {
+  round: number;
+  stage: Stage;
+  result: unknown;
+  /** Findings first recorded by this stage (review). */
+  findings?: NewFinding[] | undefined;
+  /** Refuter decisions (refute). */
+  refutations?: { findingId: string; refutation: Refutation }[] | undefined;
+  /** Fixer disputes (fix). */
+  disputes?: { findingId: string; reason: string }[] | undefined;
+  /** Run fields that move with this stage (a fix commit moves the head). */
+  run?:
+    | { head?: string | undefined; costUsd?: number | undefined; roundsDone?: number | undefined }
+    | undefined;
+}
+
+export interface RunEnd {
+  status: Exclude<RunStatus, 'queued' | 'running'>;
+  outcome: Outcome | null;
+  stopReason: StopReason | null;
+  reason: EndReason | null;
+  detail: string | null;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres' | 'memory';
+  close(): Promise<void>;
+
+  // Admission (invariant 3), atomic with the limits it checks.
+  admit(input: AdmitInput): Promise<AdmitResult>;
+
+  // Leases (invariant 13). Expiry is judged on the store's clock.
+  /**
+   * Takes the run's lease when it is free or expired, or, when `ifToken` is
+   * given, whenever the current token still equals it (the caller proved the
+   * owner dead). Every success increments the fencing token. Returns null when
+   * another live owner holds it or the run is terminal.
+   */
+  acquireLease(runId: string, owner: LeaseOwner, ttlMs: number, ifToken?: number): Promise<Lease | null>;
+  /** Claims the oldest queued run, or a running one whose lease expired (SKIP LOCKED on Postgres). */
+  claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null>;
+  heartbeat(lease: Lease, ttlMs: number): Promise<Lease>;
+  releaseLease(lease: Lease): Promise<void>;
+
+  // Fenced writes.
+  beginRound(lease: Lease, round: number, head: string): Promise<void>;
+  beginAttempt(
+    lease: Lease,
+    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
+  ): Promise<void>;
+  endAttempt(
+    lease: Lease,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): Promise<void>;
+  /** Marks every `started` attempt of the run `unknown` (resume after a crash). Returns how many. */
+  markInterruptedAttempts(lease: Lease): Promise<number>;
+  /**
+   * Invariant 6: insert-or-nothing on the call key (a unique constraint).
+   * `inserted` is false on a duplicate delivery, and `verdict` is then the one recorded first.
+   */
+  recordVerdict(
+    lease: Lease,
+    v: Omit<VerdictRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; verdict: VerdictRow }>;
+  /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
+  completeStage(lease: Lease, c: StageCompletion): Promise<void>;
+  appendEvent(lease: Lease, kind: string, data: unknown): Promise<void>;
+  /** Ends the run and releases its lease, in one transaction. */
+  finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
+
+  /** Ends a run nobody can hold (unresumable), taking a fresh fencing token itself. */
+  forceEnd(runId: string, end: RunEnd): Promise<RunRow>;
+  /** Records where the signed record of a finished run lies. */
+  setRecordPath(runId: string, path: string): Promise<void>;
+
+  // Settlement by a named person: not fenced, it does not belong to a worker.
+  settle(findingId: string, s: Settlement): Promise<FindingRow>;
+
+  // Reads.
+  getRun(id: string): Promise<RunRow | null>;
+  /** A unique run whose id starts with the prefix, or null. */
+  findRun(idOrPrefix: string): Promise<RunRow | null>;
+  listRuns(filter?: RunFilter): Promise<RunRow[]>;
+  listRounds(runId: string): Promise<RoundRow[]>;
+  listStages(runId: string): Promise<StageRow[]>;
+  listVerdicts(runId: string): Promise<VerdictRow[]>;
+  /** Verdicts of every run of the change (scope lock across runs). */
+  listVerdictsForChange(changeKey: string): Promise<VerdictRow[]>;
+  listAttempts(runId: string): Promise<AttemptRow[]>;
+  listFindings(runId: string): Promise<FindingRow[]>;
+  getFinding(idOrPrefix: string): Promise<FindingRow | null>;
+  listEvents(runId: string): Promise<EventRow[]>;
+}
