@@ -1,0 +1,153 @@
+/**
+ * The configuration contract of DESIGN.md as a schema. Unknown keys are
+ * errors, so a typo never silently weakens a review. Defaults live here and
+ * nowhere else.
+ */
+import { z } from 'zod';
+
+const argv = z.array(z.string().min(1)).min(1);
+
+export const priceSchema = z.strictObject({
+  /** USD per million input tokens. */
+  inputPerMTok: z.number().nonnegative(),
+  /** USD per million output tokens. */
+  outputPerMTok: z.number().nonnegative(),
+});
+
+const agentFields = {
+  adapter: z.enum(['command', 'openai', 'anthropic', 'scripted', 'claude-code', 'codex']).default('command'),
+  /** command, claude-code, codex: the executable and its arguments (no shell). */
+  command: argv.optional(),
+  /** A pinned model id; a reply naming another model is model drift. */
+  model: z.string().min(1).optional(),
+  /** openai, anthropic: endpoint base URL. */
+  baseURL: z.url().optional(),
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+    .optional(),
+  maxTokens: z.number().int().positive().optional(),
+  prices: priceSchema.optional(),
+  /** scripted: path (in the repository, or absolute) of the recorded replies. */
+  script: z.string().min(1).optional(),
+  /** Extra instructions appended to the role's prompt. */
+  instructions: z.string().optional(),
+};
+
+function requireAdapterFields(
+  a: {
+    adapter: string;
+    command?: string[] | undefined;
+    script?: string | undefined;
+    model?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+) {
+  if (a.adapter === 'command' && !a.command)
+    ctx.addIssue({ code: 'custom', message: 'adapter "command" needs "command"', path: ['command'] });
+  if (a.adapter === 'scripted' && !a.script)
+    ctx.addIssue({ code: 'custom', message: 'adapter "scripted" needs "script"', path: ['script'] });
+  if ((a.adapter === 'openai' || a.adapter === 'anthropic') && !a.model)
+    ctx.addIssue({ code: 'custom', message: `adapter "${a.adapter}" needs "model"`, path: ['model'] });
+}
+
+export const reviewerConfigSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." or "-"'),
+    ...agentFields,
+  })
+  .superRefine(requireAdapterFields);
+
+export const agentConfigSchema = z
+  .strictObject({ name: z.string().min(1).optional(), ...agentFields })
+  .superRefine(requireAdapterFields);
+
+export const checkSchema = z.strictObject({
+  name: z.string().min(1),
+  run: argv,
+  timeoutSeconds: z.number().positive().default(600),
+});
+
+export const configSchema = z
+  .strictObject({
+    criteria: z.string().min(1).default('REVIEW.md'),
+    store: z.string().min(1).default('sqlite:.revloop/ledger.db'),
+    reviewers: z.array(reviewerConfigSchema).min(1),
+    refuter: agentConfigSchema.optional(),
+    fixer: agentConfigSchema.optional(),
+    checks: z.array(checkSchema).default([]),
+    budgets: z
+      .strictObject({
+        rounds: z.number().int().min(1).max(100).default(5),
+        wallSeconds: z.number().positive().default(1800),
+        costUsd: z.number().nonnegative().default(5),
+      })
+      .default({ rounds: 5, wallSeconds: 1800, costUsd: 5 }),
+    timeouts: z
+      .strictObject({ callSeconds: z.number().positive().default(300) })
+      .default({ callSeconds: 300 }),
+    retry: z
+      .strictObject({
+        attempts: z.number().int().min(1).max(10).default(3),
+        baseDelayMs: z.number().int().nonnegative().default(500),
+        maxDelayMs: z.number().int().positive().default(30_000),
+      })
+      .default({ attempts: 3, baseDelayMs: 500, maxDelayMs: 30_000 }),
+    policy: z
+      .strictObject({
+        requireScenario: z.boolean().default(true),
+        scopeLock: z.boolean().default(true),
+        stopWindow: z.number().int().min(1).default(2),
+        shrinkRatio: z.number().gt(0).lte(1).default(0.2),
+      })
+      .default({ requireScenario: true, scopeLock: true, stopWindow: 2, shrinkRatio: 0.2 }),
+    /** Public keys (paths in the repository) that `verify` trusts. */
+    keys: z.array(z.string().min(1)).default([]),
+    /** More paths whose edit needs a named person's settlement to end clear. */
+    protect: z.array(z.string().min(1)).default([]),
+    admission: z
+      .strictObject({
+        maxActive: z.number().int().positive().optional(),
+        costBudgetUsd: z.number().nonnegative().optional(),
+        costWindowSeconds: z.number().int().positive().default(86_400),
+      })
+      .default({ costWindowSeconds: 86_400 }),
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.reviewers.forEach((r, i) => {
+      if (seen.has(r.name))
+        ctx.addIssue({
+          code: 'custom',
+          message: `duplicate reviewer name "${r.name}"`,
+          path: ['reviewers', i, 'name'],
+        });
+      seen.add(r.name);
+    });
+  });
+
+export type Config = z.output<typeof configSchema>;
+export type ReviewerConfig = z.output<typeof reviewerConfigSchema>;
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+
+export type ConfigParse = { ok: true; config: Config } | { ok: false; path: string; message: string };
+
+/** Validates parsed YAML/JSON; on failure names the key path (e.g. `reviewers.0.command`). */
+export function parseConfig(value: unknown): ConfigParse {
+  const res = configSchema.safeParse(value);
+  if (res.success) return { ok: true, config: res.data };
+  const issue = res.error.issues[0];
+  if (!issue) return { ok: false, path: '', message: 'invalid config' };
+  let path = issue.path.join('.');
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    path = path ? `${path}.${key}` : key;
+    message = 'unknown key';
+  }
+  return { ok: false, path: path || '(root)', message };
+}
+
+/** The JSON Schema shipped in schema/ for editors and CI. */
+export const configJsonSchema = (): unknown => z.toJSONSchema(configSchema, { io: 'input' });
