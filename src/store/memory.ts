@@ -1,0 +1,409 @@
+/**
+ * An in-process Store with the same contract as SQLite and PostgreSQL (the
+ * contract suite runs against all three), for unit tests of the loop. Every
+ * method is atomic because nothing yields between its check and its write.
+ * Values are copied in and out so callers cannot mutate the ledger.
+ */
+import type {
+  AttemptClass,
+  AttemptRow,
+  EventRow,
+  FindingRow,
+  Lease,
+  LeaseOwner,
+  RoundRow,
+  RunRow,
+  Settlement,
+  StageRow,
+  VerdictRow,
+} from '../core/ledger.js';
+import { isTerminal } from '../core/types.js';
+import type { AdmitInput, AdmitResult, RunEnd, RunFilter, StageCompletion, Store } from '../ports/store.js';
+import {
+  AlreadySettledError,
+  LedgerConflictError,
+  StageConflictError,
+  UnknownFindingError,
+  UnknownRunError,
+} from './errors.js';
+import {
+  admissionCost,
+  checkFence,
+  checkRunEnd,
+  copyJson,
+  costWindowStart,
+  KEY_HOLDING,
+  limitVerdict,
+  STAGE_ORDER,
+  sameJson,
+} from './shared/rules.js';
+
+export interface MemoryStoreOptions {
+  now?: () => number;
+}
+
+export class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
+  private readonly now: () => number;
+  private readonly runs = new Map<string, RunRow & { budgetUsd: number; seq: number }>();
+  private readonly rounds: RoundRow[] = [];
+  private readonly stages: StageRow[] = [];
+  private readonly verdicts = new Map<string, VerdictRow>();
+  private readonly attempts: AttemptRow[] = [];
+  private readonly findings = new Map<string, FindingRow>();
+  private readonly events: EventRow[] = [];
+  private seq = 0;
+
+  constructor(opts: MemoryStoreOptions = {}) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  async close(): Promise<void> {}
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    const held = [...this.runs.values()].find(
+      (r) => r.admissionKey === input.admissionKey && KEY_HOLDING.includes(r.status),
+    );
+    if (held) return { kind: 'existing', run: this.out(held) };
+    const now = this.now();
+    const from = costWindowStart(input, now);
+    let active = 0;
+    let committedUsd = 0;
+    for (const r of this.runs.values()) {
+      const live = r.status === 'queued' || r.status === 'running';
+      if (live) active++;
+      if (r.createdAt >= from) committedUsd += live ? r.budgetUsd : r.costUsd;
+    }
+    const deferred = limitVerdict(input, { active, committedUsd });
+    if (deferred) return deferred;
+    if (this.runs.has(input.runId)) throw new LedgerConflictError(`run id ${input.runId} is taken`);
+    const run = {
+      id: input.runId,
+      admissionKey: input.admissionKey,
+      changeKey: input.changeKey,
+      repo: input.repo,
+      snapshotKey: input.snapshotKey,
+      snapshot: copyJson(input.snapshot),
+      status: 'queued' as const,
+      outcome: null,
+      stopReason: null,
+      reason: null,
+      detail: null,
+      head: input.snapshot.head,
+      roundsDone: 0,
+      costUsd: 0,
+      fencingToken: 0,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      recordPath: null,
+      createdAt: now,
+      updatedAt: now,
+      endedAt: null,
+      budgetUsd: admissionCost(input),
+      seq: ++this.seq,
+    };
+    this.runs.set(run.id, run);
+    return { kind: 'created', run: this.out(run) };
+  }
+
+  async acquireLease(
+    runId: string,
+    owner: LeaseOwner,
+    ttlMs: number,
+    ifToken?: number,
+  ): Promise<Lease | null> {
+    const r = this.runs.get(runId);
+    if (!r || isTerminal(r.status)) return null;
+    const now = this.now();
+    const free = r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now;
+    if (!free && !(ifToken !== undefined && r.fencingToken === ifToken)) return null;
+    return this.take(r, owner, ttlMs, now);
+  }
+
+  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+    const now = this.now();
+    const next = [...this.runs.values()]
+      .filter(
+        (r) =>
+          r.status === 'queued' ||
+          (r.status === 'running' && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now)),
+      )
+      .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)[0];
+    return next ? this.take(next, owner, ttlMs, now) : null;
+  }
+
+  async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {
+    const r = this.fenced(lease);
+    const now = this.now();
+    r.leaseOwner = copyJson(lease.owner);
+    r.leaseExpiresAt = now + ttlMs;
+    r.updatedAt = now;
+    return { ...lease, owner: copyJson(lease.owner), expiresAt: now + ttlMs };
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    const r = this.runs.get(lease.runId);
+    if (!r || r.fencingToken !== lease.token) return;
+    r.leaseOwner = null;
+    r.leaseExpiresAt = null;
+    r.updatedAt = this.now();
+  }
+
+  async beginRound(lease: Lease, round: number, head: string): Promise<void> {
+    this.fenced(lease);
+    const had = this.rounds.find((x) => x.runId === lease.runId && x.round === round);
+    if (had) {
+      if (had.head !== head)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: round ${round} was begun at ${had.head}, not ${head}`,
+        );
+      return;
+    }
+    this.rounds.push({ runId: lease.runId, round, head, startedAt: this.now() });
+  }
+
+  async beginAttempt(
+    lease: Lease,
+    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
+  ): Promise<void> {
+    this.fenced(lease);
+    if (this.findAttempt(lease.runId, a.callKey, a.attemptNo)) return;
+    this.attempts.push({
+      ...copyJson(a),
+      runId: lease.runId,
+      class: 'started',
+      detail: null,
+      startedAt: this.now(),
+      endedAt: null,
+    });
+  }
+
+  async endAttempt(
+    lease: Lease,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): Promise<void> {
+    this.fenced(lease);
+    const at = this.findAttempt(lease.runId, callKey, attemptNo);
+    if (!at)
+      throw new LedgerConflictError(`run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+    at.class = cls;
+    at.detail = detail;
+    at.endedAt = this.now();
+  }
+
+  async markInterruptedAttempts(lease: Lease): Promise<number> {
+    this.fenced(lease);
+    const now = this.now();
+    let n = 0;
+    for (const a of this.attempts)
+      if (a.runId === lease.runId && a.class === 'started') {
+        a.class = 'unknown';
+        a.endedAt = now;
+        n++;
+      }
+    return n;
+  }
+
+  async recordVerdict(
+    lease: Lease,
+    v: Omit<VerdictRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
+    this.fenced(lease);
+    const had = this.verdicts.get(v.callKey);
+    if (had) return { inserted: false, verdict: copyJson(had) };
+    const row = { ...copyJson(v), recordedAt: this.now() };
+    this.verdicts.set(v.callKey, row);
+    return { inserted: true, verdict: copyJson(row) };
+  }
+
+  async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
+    const r = this.fenced(lease);
+    const had = this.stages.find((s) => s.runId === r.id && s.round === c.round && s.stage === c.stage);
+    if (had) {
+      if (!sameJson(had.result, c.result)) throw new StageConflictError(r.id, c.round, c.stage);
+      return;
+    }
+    // Validate every side row before touching anything: all or nothing (invariant 5).
+    for (const f of c.findings ?? [])
+      if (this.findings.has(f.id)) throw new LedgerConflictError(`finding ${f.id} is already recorded`);
+    const fresh = new Set((c.findings ?? []).map((f) => f.id));
+    for (const x of [...(c.refutations ?? []), ...(c.disputes ?? [])]) {
+      const f = this.findings.get(x.findingId);
+      if (!fresh.has(x.findingId) && (!f || f.runId !== r.id)) throw new UnknownFindingError(x.findingId);
+    }
+    const now = this.now();
+    this.stages.push({
+      runId: r.id,
+      round: c.round,
+      stage: c.stage,
+      snapshotKey: r.snapshotKey,
+      result: copyJson(c.result ?? null),
+      completedAt: now,
+    });
+    for (const f of c.findings ?? [])
+      this.findings.set(f.id, {
+        ...copyJson(f),
+        runId: r.id,
+        refutation: null,
+        dispute: null,
+        settlement: null,
+      });
+    for (const x of c.refutations ?? []) this.findings.get(x.findingId)!.refutation = copyJson(x.refutation);
+    for (const x of c.disputes ?? []) this.findings.get(x.findingId)!.dispute = { reason: x.reason };
+    if (c.run?.head !== undefined) r.head = c.run.head;
+    if (c.run?.costUsd !== undefined) r.costUsd = c.run.costUsd;
+    if (c.run?.roundsDone !== undefined) r.roundsDone = c.run.roundsDone;
+    r.updatedAt = now;
+  }
+
+  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
+    this.fenced(lease);
+    this.events.push({
+      id: this.events.length + 1,
+      runId: lease.runId,
+      at: this.now(),
+      kind,
+      data: copyJson(data ?? null),
+    });
+  }
+
+  async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
+    const r = this.fenced(lease);
+    checkRunEnd(r.id, end);
+    this.end(r, end);
+    return this.out(r);
+  }
+
+  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
+    const r = this.runs.get(runId);
+    if (!r) throw new UnknownRunError(runId);
+    checkRunEnd(runId, end);
+    if (isTerminal(r.status)) return this.out(r);
+    r.fencingToken++;
+    this.end(r, end);
+    return this.out(r);
+  }
+
+  async setRecordPath(runId: string, path: string): Promise<void> {
+    const r = this.runs.get(runId);
+    if (!r) throw new UnknownRunError(runId);
+    r.recordPath = path;
+    r.updatedAt = this.now();
+  }
+
+  async settle(findingId: string, s: Settlement): Promise<FindingRow> {
+    const f = this.findings.get(findingId);
+    if (!f) throw new UnknownFindingError(findingId);
+    if (f.settlement) throw new AlreadySettledError(findingId, f.settlement.by);
+    f.settlement = copyJson(s);
+    return copyJson(f);
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    const r = this.runs.get(id);
+    return r ? this.out(r) : null;
+  }
+
+  async findRun(idOrPrefix: string): Promise<RunRow | null> {
+    const exact = this.runs.get(idOrPrefix);
+    if (exact) return this.out(exact);
+    const hits = idOrPrefix === '' ? [] : [...this.runs.values()].filter((r) => r.id.startsWith(idOrPrefix));
+    return hits.length === 1 ? this.out(hits[0]!) : null;
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
+    const rows = [...this.runs.values()]
+      .filter(
+        (r) =>
+          (!filter.status || filter.status.includes(r.status)) &&
+          (filter.changeKey === undefined || r.changeKey === filter.changeKey) &&
+          (filter.admissionKey === undefined || r.admissionKey === filter.admissionKey),
+      )
+      .sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+    return rows.slice(0, filter.limit ?? rows.length).map((r) => this.out(r));
+  }
+
+  async listRounds(runId: string): Promise<RoundRow[]> {
+    return copyJson(this.rounds.filter((x) => x.runId === runId).sort((a, b) => a.round - b.round));
+  }
+
+  async listStages(runId: string): Promise<StageRow[]> {
+    return copyJson(
+      this.stages
+        .filter((s) => s.runId === runId)
+        .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
+    );
+  }
+
+  async listVerdicts(runId: string): Promise<VerdictRow[]> {
+    return copyJson([...this.verdicts.values()].filter((v) => v.runId === runId));
+  }
+
+  async listVerdictsForChange(changeKey: string): Promise<VerdictRow[]> {
+    return copyJson(
+      [...this.verdicts.values()].filter((v) => this.runs.get(v.runId)?.changeKey === changeKey),
+    );
+  }
+
+  async listAttempts(runId: string): Promise<AttemptRow[]> {
+    return copyJson(this.attempts.filter((a) => a.runId === runId));
+  }
+
+  async listFindings(runId: string): Promise<FindingRow[]> {
+    return copyJson([...this.findings.values()].filter((f) => f.runId === runId));
+  }
+
+  async getFinding(idOrPrefix: string): Promise<FindingRow | null> {
+    const exact = this.findings.get(idOrPrefix);
+    if (exact) return copyJson(exact);
+    const hits =
+      idOrPrefix === '' ? [] : [...this.findings.values()].filter((f) => f.id.startsWith(idOrPrefix));
+    return hits.length === 1 ? copyJson(hits[0]!) : null;
+  }
+
+  async listEvents(runId: string): Promise<EventRow[]> {
+    return copyJson(this.events.filter((e) => e.runId === runId));
+  }
+
+  private take(r: RunRow, owner: LeaseOwner, ttlMs: number, now: number): Lease {
+    r.fencingToken++;
+    r.status = 'running';
+    r.leaseOwner = copyJson(owner);
+    r.leaseExpiresAt = now + ttlMs;
+    r.updatedAt = now;
+    return { runId: r.id, token: r.fencingToken, owner: copyJson(owner), expiresAt: now + ttlMs };
+  }
+
+  private fenced(lease: Lease): RunRow {
+    const r = this.runs.get(lease.runId);
+    checkFence(lease, r);
+    return r!;
+  }
+
+  private end(r: RunRow, end: RunEnd): void {
+    const now = this.now();
+    Object.assign(r, {
+      status: end.status,
+      outcome: end.outcome,
+      stopReason: end.stopReason,
+      reason: end.reason,
+      detail: end.detail,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      endedAt: now,
+      updatedAt: now,
+    });
+  }
+
+  private findAttempt(runId: string, callKey: string, attemptNo: number): AttemptRow | undefined {
+    return this.attempts.find((a) => a.runId === runId && a.callKey === callKey && a.attemptNo === attemptNo);
+  }
+
+  private out(r: RunRow & { budgetUsd?: number; seq?: number }): RunRow {
+    const { budgetUsd: _b, seq: _s, ...row } = r;
+    return copyJson(row);
+  }
+}
