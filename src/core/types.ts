@@ -158,6 +158,12 @@ export interface Snapshot {
   change: string;
   base: string;
   head: string;
+  /** The ref whose move supersedes the run (e.g. refs/heads/feature); null for a bare commit. */
+  headRef: string | null;
+  /** Where config and criteria were read: the base commit (default) or the head. */
+  configFrom: 'base' | 'head';
+  /** Digest of the named persons' settlements on this change when admitted (they carry over by fingerprint). */
+  settlementsDigest: string;
   mergeBase: string;
   diffDigest: string;
   criteriaPath: string;

@@ -1,0 +1,34 @@
+/** What a call that did not yield a reply does to the run (DESIGN.md failure-class table). */
+import { type TerminalEnd, unfinishedEnd } from './run-state.js';
+import type { CallClass, Role } from './types.js';
+
+export function endForCallFailure(
+  cls: Exclude<CallClass, 'ok'>,
+  role: Role,
+  detail: string,
+  retried: boolean,
+): TerminalEnd {
+  switch (cls) {
+    case 'malformed':
+      return unfinishedEnd('failed', 'malformed', detail);
+    case 'refused':
+      return unfinishedEnd('failed', 'refused', detail);
+    case 'missing_context':
+      return unfinishedEnd('failed', 'missing_context', detail);
+    case 'model_drift':
+      return unfinishedEnd('failed', 'model_drift', detail);
+    case 'failed':
+      return unfinishedEnd('failed', role === 'fixer' ? 'fixer_failed' : 'reviewer_failed', detail);
+    case 'unknown':
+      return unfinishedEnd('unknown', 'interrupted', detail);
+    case 'rate_limited':
+    case 'unavailable':
+    case 'timeout':
+    case 'truncated':
+      return unfinishedEnd(
+        'failed',
+        'retries_exhausted',
+        `${cls}${retried ? ' after retries' : ''}: ${detail}`,
+      );
+  }
+}

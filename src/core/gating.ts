@@ -1,0 +1,55 @@
+/**
+ * Invariant 9: a MAJOR or MODERATE finding that names neither a concrete
+ * failure scenario nor the exact criteria clause it violates is recorded as
+ * MINOR and does not block.
+ */
+import type { GateDecision } from './ledger.js';
+import { isBlockingSeverity, type ReportedFinding } from './types.js';
+
+const normalize = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * A scenario is concrete when it says something a reader could try: at least
+ * a few words, and not one of the stock phrases reviewers use instead of one.
+ */
+export function hasConcreteScenario(scenario: string | undefined): boolean {
+  if (!scenario) return false;
+  const s = normalize(scenario);
+  if (s.split(' ').length < 4) return false;
+  return !VAGUE.some((v) => s === v || s.startsWith(`${v}.`));
+}
+
+const VAGUE = [
+  'could cause issues',
+  'may cause problems',
+  'might be a problem',
+  'this could be a problem',
+  'n/a',
+  'none',
+];
+
+/**
+ * A violated clause counts only when it is really in the criteria: its text
+ * (case and whitespace folded) occurs there, or a criteria line starts with it
+ * as an identifier such as "R3" or "2.1".
+ */
+export function clauseInCriteria(clause: string | undefined, criteria: string): boolean {
+  if (!clause) return false;
+  const c = normalize(clause);
+  if (c.length === 0) return false;
+  const crit = normalize(criteria);
+  if (c.length >= 8 && crit.includes(c)) return true;
+  return criteria
+    .split('\n')
+    .map((l) => normalize(l.replace(/^[#>*\-\s]+/, '')))
+    .some(
+      (l) => l.startsWith(`${c} `) || l.startsWith(`${c}:`) || l.startsWith(`${c}.`) || l.startsWith(`${c})`),
+    );
+}
+
+export function gateScenario(f: ReportedFinding, criteria: string, requireScenario: boolean): GateDecision {
+  if (!requireScenario || !isBlockingSeverity(f.severity)) return { kind: 'kept' };
+  if (hasConcreteScenario(f.failureScenario) || clauseInCriteria(f.violatedClause, criteria))
+    return { kind: 'kept' };
+  return { kind: 'demoted', rule: 'no_scenario', from: f.severity };
+}

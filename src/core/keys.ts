@@ -1,0 +1,41 @@
+/**
+ * The keys that make runs idempotent and calls replayable. Each is a hash of
+ * canonical JSON, so equal inputs always give equal keys on any machine.
+ */
+import { canonicalJson, type Hash } from './canonical-json.js';
+import type { AdmissionKeyParts, Role, Snapshot, Stage } from './types.js';
+
+/** Invariant 3: one admission key (repo, base, head, diff, criteria, config digests) has at most one active run. */
+export const admissionKey = (parts: AdmissionKeyParts, hash: Hash): string =>
+  hash(`admission:${canonicalJson(parts)}`);
+
+export const snapshotKey = (snapshot: Snapshot, hash: Hash): string =>
+  hash(`snapshot:${canonicalJson(snapshot)}`);
+
+export interface CallKeyParts {
+  snapshotKey: string;
+  round: number;
+  stage: Stage;
+  role: Role;
+  /**
+   * The reviewer's configured name. DESIGN.md keys a call on the role; two
+   * reviewers given byte-identical prompts would then share one key and one
+   * verdict, so the name is part of the key too.
+   */
+  name: string;
+  promptDigest: string;
+}
+
+/** Invariant 6: one call of one agent in one round; a retry or a replay after a crash reuses it. */
+export const callKey = (p: CallKeyParts, hash: Hash): string => hash(`call:${canonicalJson(p)}`);
+
+/** A finding's id: stable for a replayed call within a run, distinct across runs. */
+export const findingId = (runId: string, callKeyValue: string, index: number, hash: Hash): string =>
+  hash(`finding:${runId}:${callKeyValue}:${index}`).slice(0, 16);
+
+/**
+ * Identifies "the same claim" across runs of a change (settlements carry over
+ * to a re-admitted run): reviewer, file and the claim with whitespace and case folded.
+ */
+export const findingFingerprint = (reviewer: string, file: string, claim: string, hash: Hash): string =>
+  hash(`fingerprint:${reviewer}:${file}:${claim.trim().replace(/\s+/g, ' ').toLowerCase()}`).slice(0, 24);

@@ -1,0 +1,96 @@
+/**
+ * Prompts for the three roles. The prompt text is what gets hashed into the
+ * call key, so it is built only from frozen inputs: the diff of the revision,
+ * the criteria, the role's instructions and (refuter, fixer) the claims.
+ */
+import type { ReportedFinding } from './types.js';
+
+export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/1';
+
+const REVIEWER_RULES = `You are a code reviewer. Review ONLY the diff below against the review criteria.
+Reply with ONE JSON object and nothing else:
+{ "verdict": "pass" | "findings",
+  "findings": [ { "severity": "MAJOR" | "MODERATE" | "MINOR", "file": "path/in/repo", "line": 10, "endLine": 12,
+                  "claim": "...", "failureScenario": "...", "violatedClause": "...", "missedBecause": "..." } ] }
+Rules:
+- A MAJOR or MODERATE finding must name a concrete failure scenario (the input or state, and the wrong outcome)
+  in "failureScenario", or quote the exact criteria clause it violates in "violatedClause". Otherwise it is
+  recorded as MINOR and does not block.
+- "file" is a path inside the repository; "line" refers to the file at the revision under review.
+- If you raise again an issue on a line you already passed, say in "missedBecause" what the earlier pass missed.
+- "verdict": "pass" carries no findings.`;
+
+const REFUTER_RULES = `You are a skeptical second reviewer with fresh context. You are given only the diff, the review
+criteria and ONE claim made by another reviewer. Try to refute the claim: is the failure scenario real on this diff?
+Reply with ONE JSON object and nothing else: { "decision": "upheld" | "refuted", "reason": "..." }`;
+
+const FIXER_RULES = `You are the fixer. Your working directory is a checkout of the revision under review. Edit files
+to fix the blockers listed below; do not commit (the controller commits your edit). Edit nothing outside the
+repository. If you believe a blocker is wrong, do not change code for it: dispute it instead.
+Reply with ONE JSON object and nothing else: { "disputed": [ { "finding": "<id>", "reason": "..." } ] }`;
+
+export interface ReviewerPromptInput {
+  reviewer: string;
+  criteria: string;
+  diff: string;
+  instructions?: string | undefined;
+}
+
+export function reviewerPrompt(p: ReviewerPromptInput): string {
+  return [
+    `# revloop review (${PROMPT_TEMPLATE_VERSION})`,
+    `Reviewer: ${p.reviewer}`,
+    REVIEWER_RULES,
+    p.instructions ? `## Instructions for ${p.reviewer}\n${p.instructions}` : '',
+    `## Review criteria\n${p.criteria}`,
+    `## Diff\n${p.diff}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+export function refuterPrompt(p: {
+  criteria: string;
+  diff: string;
+  claim: ReportedFinding;
+  instructions?: string | undefined;
+}): string {
+  const c = p.claim;
+  return [
+    `# revloop refutation (${PROMPT_TEMPLATE_VERSION})`,
+    REFUTER_RULES,
+    p.instructions ?? '',
+    `## Review criteria\n${p.criteria}`,
+    `## Diff\n${p.diff}`,
+    `## The claim\nSeverity: ${c.severity}\nFile: ${c.file}:${c.line}${c.endLine ? `-${c.endLine}` : ''}\nClaim: ${c.claim}\nFailure scenario: ${c.failureScenario ?? '(none given)'}\nViolated clause: ${c.violatedClause ?? '(none given)'}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+export function fixerPrompt(p: {
+  criteria: string;
+  diff: string;
+  blockers: { id: string; finding: ReportedFinding }[];
+  instructions?: string | undefined;
+}): string {
+  const list = p.blockers
+    .map(
+      ({ id, finding: f }) =>
+        `- id: ${id}\n  ${f.severity} ${f.file}:${f.line}${f.endLine ? `-${f.endLine}` : ''}\n  claim: ${f.claim}\n  scenario: ${f.failureScenario ?? '-'}\n  clause: ${f.violatedClause ?? '-'}`,
+    )
+    .join('\n');
+  return [
+    `# revloop fix (${PROMPT_TEMPLATE_VERSION})`,
+    FIXER_RULES,
+    p.instructions ?? '',
+    `## Review criteria\n${p.criteria}`,
+    `## Blockers to fix\n${list}`,
+    `## Diff under review\n${p.diff}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+/** The digest of the template text of each role, pinned in the snapshot. */
+export const TEMPLATES = { reviewer: REVIEWER_RULES, refuter: REFUTER_RULES, fixer: FIXER_RULES };
