@@ -16,7 +16,8 @@ export function hasConcreteScenario(scenario: string | undefined): boolean {
   if (!scenario) return false;
   const s = normalize(scenario);
   if (s.split(' ').length < 4) return false;
-  return !VAGUE.some((v) => s === v || s.startsWith(`${v}.`));
+  // The 3-word phrases are already too short alone; match them after a subject ("This could cause issues.") too.
+  return !VAGUE.some((v) => new RegExp(`^((this|that|it) )?${v.replace(/^this /, '')}([.!?]|$)`).test(s));
 }
 
 const VAGUE = [
