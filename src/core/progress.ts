@@ -99,8 +99,10 @@ export function evaluateProgress(facts: ProgressFacts): ProgressEvidence {
     )
     .map((b) => b.id);
 
+  // The epsilon keeps float error off the boundary: 10 -> 1 lines at ratio 0.9 is exactly 90% fewer.
   const shrank =
-    facts.diffLinesBefore > 0 && facts.diffLinesAfter <= facts.diffLinesBefore * (1 - facts.shrinkRatio);
+    facts.diffLinesBefore > 0 &&
+    facts.diffLinesBefore - facts.diffLinesAfter >= facts.diffLinesBefore * facts.shrinkRatio - 1e-9;
   const settled = [...facts.settledSince];
   return {
     progress: checksNowPassing.length > 0 || fixed.length > 0 || settled.length > 0 || shrank,
