@@ -1,0 +1,69 @@
+/**
+ * The codex preset: OpenAI Codex CLI run headless, `codex exec --json -`
+ * (the prompt on stdin). It prints JSONL events: `thread.started`,
+ * `turn.started`, `item.started|updated|completed` (the answer is an item of
+ * type `agent_message` with `text`), then `turn.completed` with token `usage`,
+ * or `turn.failed` with `error.message`; `error` events report stream
+ * trouble. Only a completed turn with a final agent message is a reply.
+ */
+import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import type { Role } from '../core/types.js';
+import type { OutputReader } from './command.js';
+import { fail, finishText, tokenCost } from './reply-result.js';
+
+/** The argv revloop runs: `cfg.command` (default `["codex"]`) then `exec --json`, flags, and `-` for stdin. */
+export function codexArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string[] {
+  const argv = [...(cfg.command ?? ['codex']), 'exec', '--json'];
+  if (cfg.model) argv.push('--model', cfg.model);
+  // Reviewers and refuters only read; the fixer edits its worktree.
+  argv.push('--sandbox', role === 'fixer' ? 'workspace-write' : 'read-only');
+  argv.push('-');
+  return argv;
+}
+
+interface CodexEvent {
+  type?: unknown;
+  item?: { type?: unknown; text?: unknown } | undefined;
+  usage?: { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+  error?: { message?: unknown } | undefined;
+  message?: unknown;
+}
+
+/** Builds the reader; token prices, when configured, give the cost (codex reports no money). */
+export function readCodexWith(prices: AgentConfig['prices']): OutputReader {
+  return ({ stdout, code }, finish) => {
+    const events: CodexEvent[] = [];
+    for (const line of stdout.split('\n')) {
+      const t = line.trim();
+      if (!t.startsWith('{')) continue;
+      try {
+        events.push(JSON.parse(t) as CodexEvent);
+      } catch {
+        // a partial last line from a killed process; the missing turn.completed says enough
+      }
+    }
+    if (events.length === 0)
+      return code === 0 ? fail('malformed', finish.label, 'codex printed no JSON events') : null;
+    let message: string | null = null;
+    let completed: CodexEvent | null = null;
+    let failed: string | null = null;
+    let lastError: string | null = null;
+    for (const e of events) {
+      if (e.type === 'item.completed' && e.item?.type === 'agent_message' && typeof e.item.text === 'string')
+        message = e.item.text;
+      else if (e.type === 'turn.completed') completed = e;
+      else if (e.type === 'turn.failed') failed = String(e.error?.message ?? 'turn failed');
+      else if (e.type === 'error') lastError = String(e.message ?? e.error?.message ?? 'error');
+    }
+    if (failed !== null) return fail('failed', finish.label, `codex turn failed: ${failed.slice(0, 300)}`);
+    if (!completed) {
+      const why = lastError ? `: ${lastError.slice(0, 300)}` : '';
+      return fail('failed', finish.label, `codex ended without a completed turn${why}`);
+    }
+    if (message === null)
+      return fail('failed', finish.label, 'codex completed its turn without a final message');
+    const input = Number(completed.usage?.input_tokens ?? 0) || 0;
+    const output = Number(completed.usage?.output_tokens ?? 0) || 0;
+    return finishText(message, { ...finish, servedModel: null, costUsd: tokenCost(prices, input, output) });
+  };
+}

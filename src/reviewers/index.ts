@@ -1,0 +1,47 @@
+/**
+ * The one way the composition root gets a Reviewer: an agent's config in, a
+ * port implementation out. Provider SDKs load lazily inside their adapters,
+ * so importing this module loads neither openai nor @anthropic-ai/sdk.
+ */
+import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import type { Reviewer } from '../ports/reviewer.js';
+import { createAnthropicReviewer } from './anthropic.js';
+import { claudeCodeArgv, readClaudeCode } from './claude-code.js';
+import { codexArgv, readCodexWith } from './codex.js';
+import { createCommandReviewer, type ReviewerContext, readPlainReply } from './command.js';
+import { ReviewerConfigError } from './errors.js';
+import { createOpenAIReviewer } from './openai.js';
+import { createScriptedReviewer } from './scripted.js';
+
+export type { ReviewerContext } from './command.js';
+export { ReviewerConfigError } from './errors.js';
+
+/** Builds the adapter named by `cfg.adapter` (default `command`). */
+export function createReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
+  const adapter = cfg.adapter ?? 'command';
+  switch (adapter) {
+    case 'command':
+      if (!cfg.command)
+        throw new ReviewerConfigError(`reviewer "${ctx.name}": adapter "command" needs "command"`);
+      return createCommandReviewer(cfg, ctx, { argv: cfg.command, read: readPlainReply });
+    case 'claude-code':
+      return createCommandReviewer(cfg, ctx, { argv: claudeCodeArgv(cfg, ctx.role), read: readClaudeCode });
+    case 'codex':
+      return createCommandReviewer(cfg, ctx, {
+        argv: codexArgv(cfg, ctx.role),
+        read: readCodexWith(cfg.prices),
+      });
+    case 'scripted':
+      if (!cfg.script)
+        throw new ReviewerConfigError(`reviewer "${ctx.name}": adapter "scripted" needs "script"`);
+      return createScriptedReviewer(cfg, ctx);
+    case 'openai':
+      return createOpenAIReviewer(cfg, ctx);
+    case 'anthropic':
+      return createAnthropicReviewer(cfg, ctx);
+    default: {
+      const never: never = adapter;
+      throw new ReviewerConfigError(`unknown adapter ${String(never)}`);
+    }
+  }
+}

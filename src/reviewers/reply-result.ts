@@ -1,0 +1,88 @@
+/**
+ * The last step every adapter shares: agent text or a reply value in, a
+ * CallResult out. Parsing, the model-drift check and cost reading live here
+ * once, so no adapter can accept a reply another would reject.
+ */
+import { extractJson, parseReply } from '../core/replies.js';
+import type { Role } from '../core/types.js';
+import type { CallResult } from '../ports/reviewer.js';
+import type { ErrorClass } from './classify.js';
+
+export type CallFailure = Extract<CallResult, { ok: false }>;
+
+/** A classified failure; `label` prefixes the detail (e.g. `reviewer "x"`). */
+export function fail(
+  cls: ErrorClass,
+  label: string,
+  detail: string,
+  retryAfterMs?: number | null,
+): CallFailure {
+  const out: CallFailure = { ok: false, class: cls, detail: `${label}: ${detail}` };
+  if (retryAfterMs != null) out.retryAfterMs = retryAfterMs;
+  return out;
+}
+
+/**
+ * The one model-drift rule: a pinned model and a reported id that differs
+ * (exact string comparison) is drift. A call that reports no model is not
+ * drift; its model id is recorded as null.
+ */
+export function modelDrift(
+  label: string,
+  pinned: string | undefined,
+  reported: string | null,
+): CallFailure | null {
+  if (pinned === undefined || reported === null || reported === pinned) return null;
+  return fail('model_drift', label, `pinned model "${pinned}" but the reply reports "${reported}"`);
+}
+
+export interface FinishOptions {
+  role: Role;
+  /** Prefix of every detail, e.g. `reviewer "correctness"`. */
+  label: string;
+  pinnedModel: string | undefined;
+  /**
+   * The model the endpoint served (API adapters, agent envelopes). When
+   * undefined the reply's own `model` field is the reported id.
+   */
+  servedModel?: string | null | undefined;
+  /** Cost measured outside the reply (tokens × prices, agent envelope); else the reply's `usage.costUsd`. */
+  costUsd?: number | undefined;
+}
+
+/** Parses agent text (the whole text or one fenced ```json block) as the role's reply. */
+export function finishText(text: string, opts: FinishOptions): CallResult {
+  const json = extractJson(text);
+  if (!json.ok) {
+    // Drift is the more useful reason when both hold: the wrong model answered.
+    const drift =
+      opts.servedModel != null ? modelDrift(opts.label, opts.pinnedModel, opts.servedModel) : null;
+    return drift ?? fail('malformed', opts.label, json.detail);
+  }
+  return finishValue(json.value, opts);
+}
+
+/** Validates a reply value for the role, then applies the drift check and reads the cost. */
+export function finishValue(value: unknown, opts: FinishOptions): CallResult {
+  const replyModel =
+    value && typeof value === 'object' && typeof (value as { model?: unknown }).model === 'string'
+      ? ((value as { model: string }).model as string)
+      : null;
+  const reported = opts.servedModel !== undefined ? opts.servedModel : replyModel;
+  const drift = modelDrift(opts.label, opts.pinnedModel, reported);
+  if (drift) return drift;
+  const parsed = parseReply(opts.role, value);
+  if (!parsed.ok) return fail('malformed', opts.label, parsed.detail);
+  const cost = opts.costUsd ?? parsed.reply.usage?.costUsd ?? 0;
+  return { ok: true, reply: parsed.reply, modelId: reported, costUsd: cost };
+}
+
+/** USD for token counts at per-million-token prices; 0 when no prices are configured. */
+export function tokenCost(
+  prices: { inputPerMTok: number; outputPerMTok: number } | undefined,
+  inputTokens: number,
+  outputTokens: number,
+): number {
+  if (!prices) return 0;
+  return (inputTokens * prices.inputPerMTok + outputTokens * prices.outputPerMTok) / 1_000_000;
+}

@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Role } from '../../src/core/types.js';
+import type { CallRequest } from '../../src/ports/reviewer.js';
+
+export const AGENTS = join(import.meta.dirname, '..', 'fixtures', 'agents');
+
+/** A call request against a fresh temporary directory standing in for the checkout. */
+export function callRequest(over: Partial<CallRequest> & { role?: Role } = {}): CallRequest {
+  return {
+    callKey: 'ck-1',
+    role: 'reviewer',
+    name: 'correctness',
+    round: 1,
+    prompt: 'Review this diff please.',
+    promptDigest: 'pd-1',
+    base: 'b'.repeat(40),
+    head: 'h'.repeat(40),
+    repoDir: over.repoDir ?? tempDir(),
+    deadlineMs: Date.now() + 15_000,
+    ...over,
+  };
+}
+
+const dirs: string[] = [];
+export function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'revloop-rev-'));
+  dirs.push(d);
+  return d;
+}
+export function cleanupDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
