@@ -1,0 +1,44 @@
+/**
+ * The composition root's way to a ledger: a URL picks the implementation.
+ * Drivers are imported lazily, so a command that never opens a ledger
+ * (`verify`) never loads SQLite, and SQLite users never load pg.
+ */
+import { isAbsolute, join } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import type { Store } from '../ports/store.js';
+
+export interface OpenStoreOptions {
+  /** Base for a relative `sqlite:` path (default: the process's working directory). */
+  repoRoot?: string | undefined;
+  /** The SQLite and memory stores' clock; PostgreSQL uses the database clock. */
+  now?: (() => number) | undefined;
+  /** SQLite: how long a write waits for another process's lock (default 5000 ms). */
+  busyTimeoutMs?: number | undefined;
+}
+
+export const DEFAULT_STORE_URL = 'sqlite:.revloop/ledger.db';
+
+/**
+ * Opens the ledger named by `url`: `sqlite:PATH` (relative to repoRoot; the
+ * directory is created), `postgres://…` / `postgresql://…`, or `memory:`.
+ * Storage faults surface as store_* errors (src/store/errors.ts).
+ */
+export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  if (url === 'memory:' || url.startsWith('memory:')) {
+    const { MemoryStore } = await import('./memory.js');
+    return new MemoryStore({ now: opts.now ?? Date.now });
+  }
+  if (url.startsWith('sqlite:')) {
+    const rel = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || '.revloop/ledger.db';
+    const path = isAbsolute(rel) ? rel : join(opts.repoRoot ?? process.cwd(), rel);
+    const { openSqliteStore } = await import('./sqlite/store.js');
+    return openSqliteStore(path, { now: opts.now, busyTimeoutMs: opts.busyTimeoutMs });
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { openPostgresStore } = await import('./postgres/store.js');
+    return openPostgresStore(url);
+  }
+  throw new UsageError(
+    `unknown store URL scheme: ${url.replace(/:\/\/[^@/]*@/, '://***@')} (use sqlite:PATH, postgres://… or memory:)`,
+  );
+}

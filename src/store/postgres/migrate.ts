@@ -1,0 +1,45 @@
+/**
+ * Applies pending migrations while holding a session advisory lock, so
+ * migrators racing on a fresh database apply each migration once; each
+ * migration and its schema_migrations row commit together.
+ */
+import type pg from 'pg';
+import { PG_MIGRATIONS } from './migrations/index.js';
+
+/** Advisory lock keys (arbitrary, fixed): one for migration, one for admission. */
+export const MIGRATE_LOCK = 0x7265766c; // 'revl'
+export const ADMIT_LOCK = 0x61646d74; // 'admt'
+
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ v: number | null }>(
+        'SELECT max(version) AS v FROM schema_migrations',
+      );
+      const done = rows[0]?.v ?? 0;
+      for (const m of PG_MIGRATIONS) {
+        if (m.version <= done) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+            m.version,
+            m.name,
+          ]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

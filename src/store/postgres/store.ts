@@ -1,0 +1,588 @@
+/**
+ * The shared ledger on PostgreSQL, for many workers on many machines.
+ * Leases are judged on the database clock; claims use FOR UPDATE SKIP LOCKED;
+ * fenced writes lock the run row (FOR UPDATE) before checking its token, so a
+ * takeover waits for an in-flight write instead of interleaving with it.
+ */
+import pg from 'pg';
+import type {
+  AttemptClass,
+  AttemptRow,
+  FindingRow,
+  Lease,
+  LeaseOwner,
+  RunRow,
+  Settlement,
+  VerdictRow,
+} from '../../core/ledger.js';
+import type {
+  AdmitInput,
+  AdmitResult,
+  RunEnd,
+  RunFilter,
+  StageCompletion,
+  Store,
+} from '../../ports/store.js';
+import {
+  AlreadySettledError,
+  LedgerConflictError,
+  StageConflictError,
+  UnknownFindingError,
+  UnknownRunError,
+} from '../errors.js';
+import {
+  type Raw,
+  toAttempt,
+  toEvent,
+  toFinding,
+  toRound,
+  toRun,
+  toStage,
+  toVerdict,
+} from '../shared/rows.js';
+import {
+  admissionCost,
+  checkFence,
+  checkRunEnd,
+  hasLimits,
+  limitVerdict,
+  sameJson,
+  toJson,
+} from '../shared/rules.js';
+import { mapPgFault } from './faults.js';
+import { ADMIT_LOCK, migratePostgres } from './migrate.js';
+
+type Q = pg.PoolClient | pg.Pool;
+
+const NOW = 'revloop_now_ms()';
+const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key';
+const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at
+  FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
+const HELD = `status IN ('queued','running','completed')`;
+const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
+
+/** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 114 || oid === 3802) return (v: string) => v;
+    if (oid === 20) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresStoreOptions {
+  /** Pool size per process (default 4). */
+  poolSize?: number | undefined;
+}
+
+/** Connects, migrates (under an advisory lock) and returns the store; connection faults are `store_unavailable`. */
+export async function openPostgresStore(
+  url: string,
+  opts: PostgresStoreOptions = {},
+): Promise<PostgresStore> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 4,
+    connectionTimeoutMillis: 10_000,
+    types,
+  });
+  // An idle client dropped by the server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  try {
+    await migratePostgres(pool);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw mapPgFault(err, url);
+  }
+  return new PostgresStore(pool, url);
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    return this.guard(async () => {
+      // A key already held is answered without any lock: that answer stays true (invariant 3).
+      const held = await this.one(this.pool, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
+        input.admissionKey,
+      ]);
+      if (held) return { kind: 'existing', run: toRun(held) };
+      const limited = hasLimits(input);
+      return this.tx(async (c) => {
+        // Limits need every admission serialised (exclusive); without them, admissions only exclude limited ones.
+        await c.query(`SELECT pg_advisory_xact_lock${limited ? '' : '_shared'}(${ADMIT_LOCK})`);
+        const again = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
+          input.admissionKey,
+        ]);
+        if (again) return { kind: 'existing', run: toRun(again) };
+        if (limited) {
+          const w = input.limits?.costWindowSeconds;
+          const u = await this.one(
+            c,
+            `SELECT (SELECT count(*) FROM runs WHERE status IN ('queued','running')) AS active,
+               (SELECT coalesce(sum(CASE WHEN status IN ('queued','running') THEN budget_usd ELSE cost_usd END), 0)
+                  FROM runs WHERE $1::bigint IS NULL OR created_at >= ${NOW} - $1::bigint) AS usd`,
+            [w === undefined ? null : Math.round(w * 1000)],
+          );
+          const deferred = limitVerdict(input, { active: Number(u?.active), committedUsd: Number(u?.usd) });
+          if (deferred) return deferred;
+        }
+        await c.query(
+          `INSERT INTO changes (change_key, repo, first_seen_at) VALUES ($1, $2, ${NOW}) ON CONFLICT DO NOTHING`,
+          [input.changeKey, input.repo],
+        );
+        await c.query(
+          `INSERT INTO snapshots (snapshot_key, snapshot, created_at) VALUES ($1, $2::jsonb, ${NOW}) ON CONFLICT DO NOTHING`,
+          [input.snapshotKey, toJson(input.snapshot)],
+        );
+        const ins = await c.query(
+          `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, ${NOW}, ${NOW})
+           ON CONFLICT (admission_key) WHERE ${HELD} DO NOTHING RETURNING id`,
+          [
+            input.runId,
+            input.admissionKey,
+            input.changeKey,
+            input.repo,
+            input.snapshotKey,
+            input.snapshot.head,
+            admissionCost(input),
+          ],
+        );
+        const row = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
+          input.admissionKey,
+        ]);
+        return { kind: ins.rowCount === 1 ? 'created' : 'existing', run: toRun(row!) };
+      });
+    });
+  }
+
+  async acquireLease(
+    runId: string,
+    owner: LeaseOwner,
+    ttlMs: number,
+    ifToken?: number,
+  ): Promise<Lease | null> {
+    return this.guard(async () => {
+      const r = await this.one(
+        this.pool,
+        `UPDATE runs SET status = 'running', fencing_token = fencing_token + 1, lease_owner = $2::jsonb,
+           lease_expires_at = ${NOW} + $3, updated_at = ${NOW}
+         WHERE id = $1 AND status IN ('queued','running')
+           AND (lease_owner IS NULL OR lease_expires_at <= ${NOW} OR fencing_token = $4)
+         RETURNING fencing_token, lease_expires_at`,
+        [runId, toJson(owner), Math.round(ttlMs), ifToken ?? null],
+      );
+      return r
+        ? { runId, token: Number(r.fencing_token), owner, expiresAt: Number(r.lease_expires_at) }
+        : null;
+    });
+  }
+
+  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+    return this.guard(async () => {
+      const r = await this.one(
+        this.pool,
+        `WITH next AS (
+           SELECT id FROM runs
+           WHERE status = 'queued' OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ${NOW}))
+           ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+         UPDATE runs r SET status = 'running', fencing_token = r.fencing_token + 1, lease_owner = $1::jsonb,
+           lease_expires_at = ${NOW} + $2, updated_at = ${NOW}
+         FROM next WHERE r.id = next.id
+         RETURNING r.id, r.fencing_token, r.lease_expires_at`,
+        [toJson(owner), Math.round(ttlMs)],
+      );
+      return r
+        ? {
+            runId: String(r.id),
+            token: Number(r.fencing_token),
+            owner,
+            expiresAt: Number(r.lease_expires_at),
+          }
+        : null;
+    });
+  }
+
+  async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {
+    return this.fenced(lease, async (c) => {
+      const r = await this.one(
+        c,
+        `UPDATE runs SET lease_owner = $2::jsonb, lease_expires_at = ${NOW} + $3, updated_at = ${NOW}
+         WHERE id = $1 RETURNING lease_expires_at`,
+        [lease.runId, toJson(lease.owner), Math.round(ttlMs)],
+      );
+      return { ...lease, expiresAt: Number(r!.lease_expires_at) };
+    });
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.guard(() =>
+      this.pool.query(
+        `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW}
+         WHERE id = $1 AND fencing_token = $2`,
+        [lease.runId, lease.token],
+      ),
+    );
+  }
+
+  async beginRound(lease: Lease, round: number, head: string): Promise<void> {
+    await this.fenced(lease, async (c) => {
+      const had = await this.one(c, 'SELECT head FROM rounds WHERE run_id = $1 AND round = $2', [
+        lease.runId,
+        round,
+      ]);
+      if (had && had.head !== head)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: round ${round} was begun at ${had.head}, not ${head}`,
+        );
+      if (!had)
+        await c.query(`INSERT INTO rounds (run_id, round, head, started_at) VALUES ($1, $2, $3, ${NOW})`, [
+          lease.runId,
+          round,
+          head,
+        ]);
+    });
+  }
+
+  async beginAttempt(
+    lease: Lease,
+    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
+  ): Promise<void> {
+    await this.fenced(lease, (c) =>
+      c.query(
+        `INSERT INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'started', ${NOW}) ON CONFLICT DO NOTHING`,
+        [lease.runId, a.callKey, a.attemptNo, a.round, a.stage, a.role, a.reviewer],
+      ),
+    );
+  }
+
+  async endAttempt(
+    lease: Lease,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): Promise<void> {
+    await this.fenced(lease, async (c) => {
+      const r = await c.query(
+        `UPDATE attempts SET class = $4, detail = $5, ended_at = ${NOW}
+         WHERE run_id = $1 AND call_key = $2 AND attempt_no = $3`,
+        [lease.runId, callKey, attemptNo, cls, detail],
+      );
+      if (r.rowCount === 0)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`,
+        );
+    });
+  }
+
+  async markInterruptedAttempts(lease: Lease): Promise<number> {
+    return this.fenced(lease, async (c) => {
+      const r = await c.query(
+        `UPDATE attempts SET class = 'unknown', ended_at = ${NOW} WHERE run_id = $1 AND class = 'started'`,
+        [lease.runId],
+      );
+      return r.rowCount ?? 0;
+    });
+  }
+
+  async recordVerdict(
+    lease: Lease,
+    v: Omit<VerdictRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
+    return this.fenced(lease, async (c) => {
+      const ins = await c.query(
+        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
+        [
+          v.callKey,
+          v.runId,
+          v.round,
+          v.stage,
+          v.role,
+          v.reviewer,
+          v.revision,
+          v.promptDigest,
+          v.modelId,
+          toJson(v.reply),
+          v.costUsd,
+        ],
+      );
+      const row = await this.one(c, 'SELECT * FROM verdicts WHERE call_key = $1', [v.callKey]);
+      return { inserted: ins.rowCount === 1, verdict: toVerdict(row!) };
+    });
+  }
+
+  async completeStage(lease: Lease, s: StageCompletion): Promise<void> {
+    await this.fenced(lease, async (c) => {
+      const had = await this.one(
+        c,
+        'SELECT result FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3',
+        [lease.runId, s.round, s.stage],
+      );
+      if (had) {
+        if (!sameJson(JSON.parse(String(had.result)), s.result ?? null))
+          throw new StageConflictError(lease.runId, s.round, s.stage);
+        return;
+      }
+      await c.query(
+        `INSERT INTO stages (run_id, round, stage, snapshot_key, result, completed_at)
+         SELECT id, $2, $3, snapshot_key, $4::jsonb, ${NOW} FROM runs WHERE id = $1`,
+        [lease.runId, s.round, s.stage, toJson(s.result)],
+      );
+      for (const f of s.findings ?? [])
+        await c.query(
+          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb)`,
+          [
+            f.id,
+            lease.runId,
+            f.round,
+            f.reviewer,
+            f.revision,
+            f.callKey,
+            f.index,
+            toJson(f.reported),
+            f.severity,
+            toJson(f.gate),
+          ],
+        );
+      const patch = async (id: string, column: 'refutation' | 'dispute', value: unknown) => {
+        const r = await c.query(`UPDATE findings SET ${column} = $1::jsonb WHERE id = $2 AND run_id = $3`, [
+          toJson(value),
+          id,
+          lease.runId,
+        ]);
+        if (r.rowCount === 0) throw new UnknownFindingError(id);
+      };
+      for (const x of s.refutations ?? []) await patch(x.findingId, 'refutation', x.refutation);
+      for (const x of s.disputes ?? []) await patch(x.findingId, 'dispute', { reason: x.reason });
+      await c.query(
+        `UPDATE runs SET head = coalesce($2, head), cost_usd = coalesce($3, cost_usd),
+           rounds_done = coalesce($4, rounds_done), updated_at = ${NOW} WHERE id = $1`,
+        [lease.runId, s.run?.head ?? null, s.run?.costUsd ?? null, s.run?.roundsDone ?? null],
+      );
+    });
+  }
+
+  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
+    await this.fenced(lease, (c) =>
+      c.query(`INSERT INTO events (run_id, at, kind, data) VALUES ($1, ${NOW}, $2, $3::jsonb)`, [
+        lease.runId,
+        kind,
+        toJson(data),
+      ]),
+    );
+  }
+
+  async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
+    return this.fenced(lease, async (c) => {
+      checkRunEnd(lease.runId, end);
+      await this.end(c, lease.runId, end, false);
+      return this.run(c, lease.runId);
+    });
+  }
+
+  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
+    return this.guard(() =>
+      this.tx(async (c) => {
+        const r = await this.one(c, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+        if (!r) throw new UnknownRunError(runId);
+        checkRunEnd(runId, end);
+        if (r.status === 'queued' || r.status === 'running') await this.end(c, runId, end, true);
+        return this.run(c, runId);
+      }),
+    );
+  }
+
+  async setRecordPath(runId: string, path: string): Promise<void> {
+    await this.guard(async () => {
+      const r = await this.pool.query(`UPDATE runs SET record_path = $2, updated_at = ${NOW} WHERE id = $1`, [
+        runId,
+        path,
+      ]);
+      if (r.rowCount === 0) throw new UnknownRunError(runId);
+    });
+  }
+
+  async settle(findingId: string, s: Settlement): Promise<FindingRow> {
+    return this.guard(() =>
+      this.tx(async (c) => {
+        const f = await this.one(c, 'SELECT id FROM findings WHERE id = $1 FOR UPDATE', [findingId]);
+        if (!f) throw new UnknownFindingError(findingId);
+        const ins = await c.query(
+          `INSERT INTO settlements (finding_id, by, decision, note, at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (finding_id) DO NOTHING`,
+          [findingId, s.by, s.decision, s.note, s.at],
+        );
+        const row = toFinding((await this.one(c, `${FINDING} WHERE f.id = $1`, [findingId]))!);
+        if (ins.rowCount === 0) throw new AlreadySettledError(findingId, row.settlement?.by ?? 'someone');
+        return row;
+      }),
+    );
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    return this.guard(async () => {
+      const r = await this.one(this.pool, `${RUN} WHERE r.id = $1`, [id]);
+      return r ? toRun(r) : null;
+    });
+  }
+
+  async findRun(idOrPrefix: string): Promise<RunRow | null> {
+    return this.guard(async () => {
+      const exact = await this.one(this.pool, `${RUN} WHERE r.id = $1`, [idOrPrefix]);
+      if (exact) return toRun(exact);
+      if (idOrPrefix === '') return null;
+      const hits = await this.all(`${RUN} WHERE starts_with(r.id, $1) LIMIT 2`, [idOrPrefix]);
+      return hits.length === 1 ? toRun(hits[0]!) : null;
+    });
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
+    return this.guard(async () => {
+      const rows = await this.all(
+        `${RUN} WHERE ($1::text[] IS NULL OR r.status = ANY($1)) AND ($2::text IS NULL OR r.change_key = $2)
+           AND ($3::text IS NULL OR r.admission_key = $3)
+         ORDER BY r.created_at DESC, r.seq DESC LIMIT $4`,
+        [filter.status ?? null, filter.changeKey ?? null, filter.admissionKey ?? null, filter.limit ?? null],
+      );
+      return rows.map(toRun);
+    });
+  }
+
+  async listRounds(runId: string) {
+    return this.guard(async () =>
+      (await this.all('SELECT * FROM rounds WHERE run_id = $1 ORDER BY round', [runId])).map(toRound),
+    );
+  }
+
+  async listStages(runId: string) {
+    return this.guard(async () =>
+      (await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK}`, [runId])).map(
+        toStage,
+      ),
+    );
+  }
+
+  async listVerdicts(runId: string) {
+    return this.guard(async () =>
+      (await this.all('SELECT * FROM verdicts WHERE run_id = $1 ORDER BY seq', [runId])).map(toVerdict),
+    );
+  }
+
+  async listVerdictsForChange(changeKey: string) {
+    return this.guard(async () =>
+      (
+        await this.all(
+          'SELECT v.* FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE r.change_key = $1 ORDER BY v.seq',
+          [changeKey],
+        )
+      ).map(toVerdict),
+    );
+  }
+
+  async listAttempts(runId: string) {
+    return this.guard(async () =>
+      (await this.all('SELECT * FROM attempts WHERE run_id = $1 ORDER BY seq', [runId])).map(toAttempt),
+    );
+  }
+
+  async listFindings(runId: string) {
+    return this.guard(async () =>
+      (await this.all(`${FINDING} WHERE f.run_id = $1 ORDER BY f.seq`, [runId])).map(toFinding),
+    );
+  }
+
+  async getFinding(idOrPrefix: string): Promise<FindingRow | null> {
+    return this.guard(async () => {
+      const exact = await this.one(this.pool, `${FINDING} WHERE f.id = $1`, [idOrPrefix]);
+      if (exact) return toFinding(exact);
+      if (idOrPrefix === '') return null;
+      const hits = await this.all(`${FINDING} WHERE starts_with(f.id, $1) LIMIT 2`, [idOrPrefix]);
+      return hits.length === 1 ? toFinding(hits[0]!) : null;
+    });
+  }
+
+  async listEvents(runId: string) {
+    return this.guard(async () =>
+      (await this.all('SELECT * FROM events WHERE run_id = $1 ORDER BY id', [runId])).map(toEvent),
+    );
+  }
+
+  private async end(c: Q, runId: string, end: RunEnd, newToken: boolean): Promise<void> {
+    await c.query(
+      `UPDATE runs SET status = $2, outcome = $3, stop_reason = $4, reason = $5, detail = $6, lease_owner = NULL,
+         lease_expires_at = NULL, ended_at = ${NOW}, updated_at = ${NOW}, fencing_token = fencing_token + $7
+       WHERE id = $1`,
+      [runId, end.status, end.outcome, end.stopReason, end.reason, end.detail, newToken ? 1 : 0],
+    );
+  }
+
+  private async run(c: Q, id: string): Promise<RunRow> {
+    return toRun((await this.one(c, `${RUN} WHERE r.id = $1`, [id]))!);
+  }
+
+  private async one(c: Q, sql: string, args: unknown[] = []): Promise<Raw | undefined> {
+    return (await c.query(sql, args)).rows[0] as Raw | undefined;
+  }
+
+  private async all(sql: string, args: unknown[] = []): Promise<Raw[]> {
+    return (await this.pool.query(sql, args)).rows as Raw[];
+  }
+
+  /** A fenced write: the run row is locked, its token checked (invariant 13), then `fn` runs, all in one transaction. */
+  private fenced<T>(lease: Lease, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.guard(() =>
+      this.tx(async (c) => {
+        const r = await this.one(c, 'SELECT fencing_token, status FROM runs WHERE id = $1 FOR UPDATE', [
+          lease.runId,
+        ]);
+        checkFence(
+          lease,
+          r && { fencingToken: Number(r.fencing_token), status: r.status as RunRow['status'] },
+        );
+        return fn(c);
+      }),
+    );
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    let broken = false;
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if ((err as { code?: unknown })?.code === '23505')
+        throw new LedgerConflictError(`ledger: ${(err as Error).message}`);
+      throw mapPgFault(err, this.url);
+    }
+  }
+}

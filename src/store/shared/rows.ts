@@ -1,0 +1,139 @@
+/**
+ * Database rows (snake_case columns shared by the SQLite and PostgreSQL
+ * schemas) to ledger rows. SQLite hands JSON back as text and PostgreSQL as
+ * parsed jsonb, and bigint as a string: `json` and `num` absorb both.
+ */
+import type {
+  AttemptRow,
+  EventRow,
+  FindingRow,
+  GateDecision,
+  LeaseOwner,
+  Refutation,
+  RoundRow,
+  RunRow,
+  Settlement,
+  StageRow,
+  VerdictRow,
+} from '../../core/ledger.js';
+import type {
+  EndReason,
+  Outcome,
+  ReportedFinding,
+  Role,
+  RunStatus,
+  Severity,
+  Snapshot,
+  Stage,
+  StopReason,
+} from '../../core/types.js';
+
+export type Raw = Record<string, unknown>;
+
+const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : (v ?? null));
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+const str = (v: unknown): string => v as string;
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : (v as string));
+
+export const toRun = (r: Raw): RunRow => ({
+  id: str(r.id),
+  admissionKey: str(r.admission_key),
+  changeKey: str(r.change_key),
+  repo: str(r.repo),
+  snapshotKey: str(r.snapshot_key),
+  snapshot: json(r.snapshot) as Snapshot,
+  status: r.status as RunStatus,
+  outcome: strOrNull(r.outcome) as Outcome | null,
+  stopReason: strOrNull(r.stop_reason) as StopReason | null,
+  reason: strOrNull(r.reason) as EndReason | null,
+  detail: strOrNull(r.detail),
+  head: str(r.head),
+  roundsDone: num(r.rounds_done),
+  costUsd: num(r.cost_usd),
+  fencingToken: num(r.fencing_token),
+  leaseOwner: json(r.lease_owner) as LeaseOwner | null,
+  leaseExpiresAt: numOrNull(r.lease_expires_at),
+  recordPath: strOrNull(r.record_path),
+  createdAt: num(r.created_at),
+  updatedAt: num(r.updated_at),
+  endedAt: numOrNull(r.ended_at),
+});
+
+export const toRound = (r: Raw): RoundRow => ({
+  runId: str(r.run_id),
+  round: num(r.round),
+  head: str(r.head),
+  startedAt: num(r.started_at),
+});
+
+export const toStage = (r: Raw): StageRow => ({
+  runId: str(r.run_id),
+  round: num(r.round),
+  stage: r.stage as Stage,
+  snapshotKey: str(r.snapshot_key),
+  result: json(r.result),
+  completedAt: num(r.completed_at),
+});
+
+export const toVerdict = (r: Raw): VerdictRow => ({
+  callKey: str(r.call_key),
+  runId: str(r.run_id),
+  round: num(r.round),
+  stage: r.stage as Stage,
+  role: r.role as Role,
+  reviewer: str(r.reviewer),
+  revision: str(r.revision),
+  promptDigest: str(r.prompt_digest),
+  modelId: strOrNull(r.model_id),
+  reply: json(r.reply),
+  costUsd: num(r.cost_usd),
+  recordedAt: num(r.recorded_at),
+});
+
+export const toAttempt = (r: Raw): AttemptRow => ({
+  runId: str(r.run_id),
+  callKey: str(r.call_key),
+  attemptNo: num(r.attempt_no),
+  round: num(r.round),
+  stage: r.stage as Stage,
+  role: r.role as Role,
+  reviewer: str(r.reviewer),
+  class: r.class as AttemptRow['class'],
+  detail: strOrNull(r.detail),
+  startedAt: num(r.started_at),
+  endedAt: numOrNull(r.ended_at),
+});
+
+/** A finding row joined with its settlement (columns s_by, s_decision, s_note, s_at). */
+export const toFinding = (r: Raw): FindingRow => ({
+  id: str(r.id),
+  runId: str(r.run_id),
+  round: num(r.round),
+  reviewer: str(r.reviewer),
+  revision: str(r.revision),
+  callKey: str(r.call_key),
+  index: num(r.idx),
+  reported: json(r.reported) as ReportedFinding,
+  severity: r.severity as Severity,
+  gate: json(r.gate) as GateDecision,
+  refutation: json(r.refutation) as Refutation | null,
+  dispute: json(r.dispute) as { reason: string } | null,
+  settlement:
+    r.s_by === null || r.s_by === undefined
+      ? null
+      : ({
+          by: str(r.s_by),
+          decision: r.s_decision as Settlement['decision'],
+          note: strOrNull(r.s_note),
+          at: num(r.s_at),
+        } satisfies Settlement),
+});
+
+export const toEvent = (r: Raw): EventRow => ({
+  id: num(r.id),
+  runId: str(r.run_id),
+  at: num(r.at),
+  kind: str(r.kind),
+  data: json(r.data),
+});

@@ -1,0 +1,6 @@
+import m001 from './001-initial.js';
+
+/** Numbered SQLite migrations, applied in order and recorded in schema_migrations. Never edit an applied one. */
+export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: 'initial', sql: m001 },
+];

@@ -1,0 +1,614 @@
+/**
+ * The embedded ledger: one SQLite file in WAL mode with synchronous=FULL.
+ * Every write is an IMMEDIATE transaction, so it takes the write lock before
+ * it reads what it checks (deferred ones lost updates under racing processes),
+ * and every fenced write checks the run's token inside that transaction.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AttemptClass,
+  AttemptRow,
+  FindingRow,
+  Lease,
+  LeaseOwner,
+  RunRow,
+  Settlement,
+  VerdictRow,
+} from '../../core/ledger.js';
+import { isTerminal } from '../../core/types.js';
+import type {
+  AdmitInput,
+  AdmitResult,
+  RunEnd,
+  RunFilter,
+  StageCompletion,
+  Store,
+} from '../../ports/store.js';
+import {
+  AlreadySettledError,
+  LedgerConflictError,
+  StageConflictError,
+  StoreCorruptError,
+  UnknownFindingError,
+  UnknownRunError,
+} from '../errors.js';
+import {
+  type Raw,
+  toAttempt,
+  toEvent,
+  toFinding,
+  toRound,
+  toRun,
+  toStage,
+  toVerdict,
+} from '../shared/rows.js';
+import {
+  admissionCost,
+  checkFence,
+  checkRunEnd,
+  costWindowStart,
+  hasLimits,
+  KEY_HOLDING,
+  limitVerdict,
+  sameJson,
+  toJson,
+} from '../shared/rules.js';
+import { mapSqliteFault } from './faults.js';
+import { migrateSqlite } from './migrate.js';
+
+export interface SqliteStoreOptions {
+  now?: (() => number) | undefined;
+  /** How long a write waits for another process's lock before `store_locked` (default 5000 ms). */
+  busyTimeoutMs?: number | undefined;
+  /** Caps the file's size in pages (a quota; tests use it to provoke SQLITE_FULL). */
+  maxPageCount?: number | undefined;
+}
+
+const RUN = `SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key`;
+const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at
+  FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
+const HELD = `status IN (${KEY_HOLDING.map((s) => `'${s}'`).join(',')})`;
+const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
+
+/** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
+export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const busy = opts.busyTimeoutMs ?? 5000;
+    db = new Database(path, { timeout: busy });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new StoreCorruptError(path, `quick_check: ${String(check)}`);
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    if (opts.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(opts.maxPageCount)}`);
+    migrateSqlite(db);
+    return new SqliteStore(db, path, opts.now ?? Date.now);
+  } catch (err) {
+    db?.close();
+    throw mapSqliteFault(err, path);
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    private readonly now: () => number,
+  ) {}
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    return this.write(() => {
+      const held = this.one(`${RUN} WHERE r.admission_key = ? AND r.${HELD}`, input.admissionKey);
+      if (held) return { kind: 'existing', run: toRun(held) };
+      const now = this.now();
+      if (hasLimits(input)) {
+        const from = Math.max(costWindowStart(input, now), Number.MIN_SAFE_INTEGER);
+        const active = this.one(`SELECT count(*) AS n FROM runs WHERE status IN ('queued','running')`);
+        const cost = this.one(
+          `SELECT coalesce(sum(CASE WHEN status IN ('queued','running') THEN budget_usd ELSE cost_usd END), 0) AS usd
+           FROM runs WHERE created_at >= ?`,
+          from,
+        );
+        const deferred = limitVerdict(input, { active: Number(active?.n), committedUsd: Number(cost?.usd) });
+        if (deferred) return deferred;
+      }
+      this.exec(
+        'INSERT OR IGNORE INTO changes (change_key, repo, first_seen_at) VALUES (?, ?, ?)',
+        input.changeKey,
+        input.repo,
+        now,
+      );
+      this.exec(
+        'INSERT OR IGNORE INTO snapshots (snapshot_key, snapshot, created_at) VALUES (?, ?, ?)',
+        input.snapshotKey,
+        toJson(input.snapshot),
+        now,
+      );
+      this.exec(
+        `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+        input.runId,
+        input.admissionKey,
+        input.changeKey,
+        input.repo,
+        input.snapshotKey,
+        input.snapshot.head,
+        admissionCost(input),
+        now,
+        now,
+      );
+      return { kind: 'created', run: this.run(input.runId) };
+    });
+  }
+
+  async acquireLease(
+    runId: string,
+    owner: LeaseOwner,
+    ttlMs: number,
+    ifToken?: number,
+  ): Promise<Lease | null> {
+    return this.write(() => {
+      const r = this.one(
+        'SELECT status, fencing_token, lease_owner, lease_expires_at FROM runs WHERE id = ?',
+        runId,
+      );
+      if (!r || isTerminal(r.status as RunRow['status'])) return null;
+      const now = this.now();
+      const free = r.lease_owner === null || Number(r.lease_expires_at ?? 0) <= now;
+      if (!free && !(ifToken !== undefined && Number(r.fencing_token) === ifToken)) return null;
+      return this.take(runId, owner, ttlMs, now);
+    });
+  }
+
+  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+    return this.write(() => {
+      const now = this.now();
+      const r = this.one(
+        `SELECT id FROM runs WHERE status = 'queued'
+           OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?))
+         ORDER BY created_at, rowid LIMIT 1`,
+        now,
+      );
+      return r ? this.take(String(r.id), owner, ttlMs, now) : null;
+    });
+  }
+
+  async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {
+    return this.write(() => {
+      this.fence(lease);
+      const now = this.now();
+      this.exec(
+        'UPDATE runs SET lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?',
+        toJson(lease.owner),
+        now + ttlMs,
+        now,
+        lease.runId,
+      );
+      return { ...lease, expiresAt: now + ttlMs };
+    });
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    this.write(() =>
+      this.exec(
+        `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND fencing_token = ?`,
+        this.now(),
+        lease.runId,
+        lease.token,
+      ),
+    );
+  }
+
+  async beginRound(lease: Lease, round: number, head: string): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      const had = this.one('SELECT head FROM rounds WHERE run_id = ? AND round = ?', lease.runId, round);
+      if (had && had.head !== head)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: round ${round} was begun at ${had.head}, not ${head}`,
+        );
+      if (!had)
+        this.exec(
+          'INSERT INTO rounds (run_id, round, head, started_at) VALUES (?, ?, ?, ?)',
+          lease.runId,
+          round,
+          head,
+          this.now(),
+        );
+    });
+  }
+
+  async beginAttempt(
+    lease: Lease,
+    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
+  ): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      this.exec(
+        `INSERT OR IGNORE INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?)`,
+        lease.runId,
+        a.callKey,
+        a.attemptNo,
+        a.round,
+        a.stage,
+        a.role,
+        a.reviewer,
+        this.now(),
+      );
+    });
+  }
+
+  async endAttempt(
+    lease: Lease,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      const n = this.exec(
+        'UPDATE attempts SET class = ?, detail = ?, ended_at = ? WHERE run_id = ? AND call_key = ? AND attempt_no = ?',
+        cls,
+        detail,
+        this.now(),
+        lease.runId,
+        callKey,
+        attemptNo,
+      );
+      if (n === 0)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`,
+        );
+    });
+  }
+
+  async markInterruptedAttempts(lease: Lease): Promise<number> {
+    return this.write(() => {
+      this.fence(lease);
+      return this.exec(
+        `UPDATE attempts SET class = 'unknown', ended_at = ? WHERE run_id = ? AND class = 'started'`,
+        this.now(),
+        lease.runId,
+      );
+    });
+  }
+
+  async recordVerdict(
+    lease: Lease,
+    v: Omit<VerdictRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
+    return this.write(() => {
+      this.fence(lease);
+      const n = this.exec(
+        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
+        v.callKey,
+        v.runId,
+        v.round,
+        v.stage,
+        v.role,
+        v.reviewer,
+        v.revision,
+        v.promptDigest,
+        v.modelId,
+        toJson(v.reply),
+        v.costUsd,
+        this.now(),
+      );
+      const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
+      return { inserted: n === 1, verdict: toVerdict(row!) };
+    });
+  }
+
+  async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      const had = this.one(
+        'SELECT result FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
+        lease.runId,
+        c.round,
+        c.stage,
+      );
+      if (had) {
+        if (!sameJson(JSON.parse(String(had.result)), c.result ?? null))
+          throw new StageConflictError(lease.runId, c.round, c.stage);
+        return;
+      }
+      const now = this.now();
+      this.exec(
+        `INSERT INTO stages (run_id, round, stage, snapshot_key, result, completed_at)
+         SELECT id, ?, ?, snapshot_key, ?, ? FROM runs WHERE id = ?`,
+        c.round,
+        c.stage,
+        toJson(c.result),
+        now,
+        lease.runId,
+      );
+      for (const f of c.findings ?? [])
+        this.exec(
+          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          f.id,
+          lease.runId,
+          f.round,
+          f.reviewer,
+          f.revision,
+          f.callKey,
+          f.index,
+          toJson(f.reported),
+          f.severity,
+          toJson(f.gate),
+        );
+      for (const x of c.refutations ?? [])
+        this.patchFinding(lease.runId, x.findingId, 'refutation', x.refutation);
+      for (const x of c.disputes ?? [])
+        this.patchFinding(lease.runId, x.findingId, 'dispute', { reason: x.reason });
+      this.exec(
+        `UPDATE runs SET head = coalesce(?, head), cost_usd = coalesce(?, cost_usd),
+           rounds_done = coalesce(?, rounds_done), updated_at = ? WHERE id = ?`,
+        c.run?.head ?? null,
+        c.run?.costUsd ?? null,
+        c.run?.roundsDone ?? null,
+        now,
+        lease.runId,
+      );
+    });
+  }
+
+  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      this.exec(
+        'INSERT INTO events (run_id, at, kind, data) VALUES (?, ?, ?, ?)',
+        lease.runId,
+        this.now(),
+        kind,
+        toJson(data),
+      );
+    });
+  }
+
+  async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
+    return this.write(() => {
+      this.fence(lease);
+      checkRunEnd(lease.runId, end);
+      this.end(lease.runId, end, false);
+      return this.run(lease.runId);
+    });
+  }
+
+  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
+    return this.write(() => {
+      const r = this.one('SELECT status FROM runs WHERE id = ?', runId);
+      if (!r) throw new UnknownRunError(runId);
+      checkRunEnd(runId, end);
+      if (!isTerminal(r.status as RunRow['status'])) this.end(runId, end, true);
+      return this.run(runId);
+    });
+  }
+
+  async setRecordPath(runId: string, path: string): Promise<void> {
+    this.write(() => {
+      const n = this.exec(
+        'UPDATE runs SET record_path = ?, updated_at = ? WHERE id = ?',
+        path,
+        this.now(),
+        runId,
+      );
+      if (n === 0) throw new UnknownRunError(runId);
+    });
+  }
+
+  async settle(findingId: string, s: Settlement): Promise<FindingRow> {
+    return this.write(() => {
+      const f = this.one(`${FINDING} WHERE f.id = ?`, findingId);
+      if (!f) throw new UnknownFindingError(findingId);
+      if (f.s_by !== null) throw new AlreadySettledError(findingId, String(f.s_by));
+      this.exec(
+        'INSERT INTO settlements (finding_id, by, decision, note, at) VALUES (?, ?, ?, ?, ?)',
+        findingId,
+        s.by,
+        s.decision,
+        s.note,
+        s.at,
+      );
+      return toFinding(this.one(`${FINDING} WHERE f.id = ?`, findingId)!);
+    });
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    return this.read(() => {
+      const r = this.one(`${RUN} WHERE r.id = ?`, id);
+      return r ? toRun(r) : null;
+    });
+  }
+
+  async findRun(idOrPrefix: string): Promise<RunRow | null> {
+    return this.read(() => {
+      const exact = this.one(`${RUN} WHERE r.id = ?`, idOrPrefix);
+      if (exact) return toRun(exact);
+      const hits = this.all(`${RUN} WHERE substr(r.id, 1, ?) = ? LIMIT 2`, idOrPrefix.length, idOrPrefix);
+      return idOrPrefix !== '' && hits.length === 1 ? toRun(hits[0]!) : null;
+    });
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
+    return this.read(() => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.status) {
+        where.push(`r.status IN (${filter.status.map(() => '?').join(',') || 'NULL'})`);
+        args.push(...filter.status);
+      }
+      if (filter.changeKey !== undefined) {
+        where.push('r.change_key = ?');
+        args.push(filter.changeKey);
+      }
+      if (filter.admissionKey !== undefined) {
+        where.push('r.admission_key = ?');
+        args.push(filter.admissionKey);
+      }
+      const sql = `${RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`;
+      return this.all(sql, ...args, filter.limit ?? -1).map(toRun);
+    });
+  }
+
+  async listRounds(runId: string) {
+    return this.read(() =>
+      this.all('SELECT * FROM rounds WHERE run_id = ? ORDER BY round', runId).map(toRound),
+    );
+  }
+
+  async listStages(runId: string) {
+    return this.read(() =>
+      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
+    );
+  }
+
+  async listVerdicts(runId: string) {
+    return this.read(() =>
+      this.all('SELECT * FROM verdicts WHERE run_id = ? ORDER BY rowid', runId).map(toVerdict),
+    );
+  }
+
+  async listVerdictsForChange(changeKey: string) {
+    return this.read(() =>
+      this.all(
+        'SELECT v.* FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE r.change_key = ? ORDER BY v.rowid',
+        changeKey,
+      ).map(toVerdict),
+    );
+  }
+
+  async listAttempts(runId: string) {
+    return this.read(() =>
+      this.all('SELECT * FROM attempts WHERE run_id = ? ORDER BY rowid', runId).map(toAttempt),
+    );
+  }
+
+  async listFindings(runId: string) {
+    return this.read(() => this.all(`${FINDING} WHERE f.run_id = ? ORDER BY f.rowid`, runId).map(toFinding));
+  }
+
+  async getFinding(idOrPrefix: string): Promise<FindingRow | null> {
+    return this.read(() => {
+      const exact = this.one(`${FINDING} WHERE f.id = ?`, idOrPrefix);
+      if (exact) return toFinding(exact);
+      const hits = this.all(`${FINDING} WHERE substr(f.id, 1, ?) = ? LIMIT 2`, idOrPrefix.length, idOrPrefix);
+      return idOrPrefix !== '' && hits.length === 1 ? toFinding(hits[0]!) : null;
+    });
+  }
+
+  async listEvents(runId: string) {
+    return this.read(() => this.all('SELECT * FROM events WHERE run_id = ? ORDER BY id', runId).map(toEvent));
+  }
+
+  private take(runId: string, owner: LeaseOwner, ttlMs: number, now: number): Lease {
+    this.exec(
+      `UPDATE runs SET status = 'running', fencing_token = fencing_token + 1, lease_owner = ?,
+         lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+      toJson(owner),
+      now + ttlMs,
+      now,
+      runId,
+    );
+    const r = this.one('SELECT fencing_token FROM runs WHERE id = ?', runId)!;
+    return { runId, token: Number(r.fencing_token), owner, expiresAt: now + ttlMs };
+  }
+
+  private fence(lease: Lease): void {
+    const r = this.one('SELECT fencing_token, status FROM runs WHERE id = ?', lease.runId);
+    checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunRow['status'] });
+  }
+
+  private end(runId: string, end: RunEnd, newToken: boolean): void {
+    const now = this.now();
+    this.exec(
+      `UPDATE runs SET status = ?, outcome = ?, stop_reason = ?, reason = ?, detail = ?, lease_owner = NULL,
+         lease_expires_at = NULL, ended_at = ?, updated_at = ?, fencing_token = fencing_token + ? WHERE id = ?`,
+      end.status,
+      end.outcome,
+      end.stopReason,
+      end.reason,
+      end.detail,
+      now,
+      now,
+      newToken ? 1 : 0,
+      runId,
+    );
+  }
+
+  private patchFinding(runId: string, id: string, column: 'refutation' | 'dispute', value: unknown): void {
+    const n = this.exec(
+      `UPDATE findings SET ${column} = ? WHERE id = ? AND run_id = ?`,
+      toJson(value),
+      id,
+      runId,
+    );
+    if (n === 0) throw new UnknownFindingError(id);
+  }
+
+  private run(id: string): RunRow {
+    return toRun(this.one(`${RUN} WHERE r.id = ?`, id)!);
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private one(sql: string, ...args: unknown[]): Raw | undefined {
+    return this.stmt(sql).get(...args) as Raw | undefined;
+  }
+
+  private all(sql: string, ...args: unknown[]): Raw[] {
+    return this.stmt(sql).all(...args) as Raw[];
+  }
+
+  private exec(sql: string, ...args: unknown[]): number {
+    return this.stmt(sql).run(...args).changes;
+  }
+
+  /** One IMMEDIATE transaction; any fault rolls it back whole and surfaces as a named error. */
+  private write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      throw this.mapFault(err);
+    }
+  }
+
+  private read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw this.mapFault(err);
+    }
+  }
+
+  private mapFault(err: unknown): unknown {
+    const code = String((err as { code?: unknown })?.code ?? '');
+    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+      return new LedgerConflictError(`ledger ${this.path}: ${(err as Error).message}`);
+    return mapSqliteFault(err, this.path);
+  }
+}

@@ -1,0 +1,500 @@
+/**
+ * The Store contract, written once and run against every implementation
+ * (memory, SQLite, PostgreSQL). `open` must return an empty ledger each time.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Lease } from '../../src/core/ledger.js';
+import type { Store } from '../../src/ports/store.js';
+import { admitInput, clear, failed, finding, owner, sleep, uid } from './fixtures/data.js';
+
+export function runStoreContract(
+  name: string,
+  open: () => Promise<Store>,
+  cleanup?: (store: Store) => Promise<void>,
+): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await cleanup?.(store);
+      await store.close();
+    });
+
+    const running = async (over = {}): Promise<Lease> => {
+      const a = await store.admit(admitInput(over));
+      if (a.kind !== 'created') throw new Error(`expected created, got ${a.kind}`);
+      const lease = await store.acquireLease(a.run.id, owner('w1'), 60_000);
+      if (!lease) throw new Error('no lease');
+      return lease;
+    };
+
+    describe('admission (invariant 3)', () => {
+      it('creates a run once and answers the same key with it', async () => {
+        const first = admitInput();
+        const a = await store.admit(first);
+        expect(a.kind).toBe('created');
+        if (a.kind !== 'created') return;
+        expect(a.run).toMatchObject({
+          id: first.runId,
+          status: 'queued',
+          fencingToken: 0,
+          head: 'h'.repeat(40),
+        });
+        expect(a.run.snapshot).toEqual(first.snapshot);
+        const b = await store.admit({ ...first, runId: uid('run-') });
+        expect(b.kind).toBe('existing');
+        if (b.kind === 'existing') expect(b.run.id).toBe(first.runId);
+      });
+
+      it('creates exactly one run when admissions of one key race', async () => {
+        const key = uid('ak-');
+        const res = await Promise.all(
+          Array.from({ length: 12 }, () => store.admit(admitInput({ admissionKey: key, snapshotKey: 'sk' }))),
+        );
+        expect(res.filter((r) => r.kind === 'created')).toHaveLength(1);
+        const ids = new Set(res.map((r) => (r.kind === 'deferred' ? '' : r.run.id)));
+        expect(ids.size).toBe(1);
+        expect(await store.listRuns({ admissionKey: key })).toHaveLength(1);
+      });
+
+      it('answers a completed run and admits afresh after a failed one', async () => {
+        const lease = await running();
+        const run = (await store.getRun(lease.runId))!;
+        await store.finishRun(lease, failed);
+        const again = await store.admit(admitInput({ admissionKey: run.admissionKey }));
+        expect(again.kind).toBe('created');
+        if (again.kind !== 'created') return;
+        expect(again.run.id).not.toBe(run.id);
+        const l2 = (await store.acquireLease(again.run.id, owner('w2'), 60_000))!;
+        await store.finishRun(l2, clear);
+        const third = await store.admit(admitInput({ admissionKey: run.admissionKey }));
+        expect(third.kind).toBe('existing');
+        if (third.kind === 'existing')
+          expect(third.run).toMatchObject({ id: again.run.id, outcome: 'clear' });
+      });
+
+      it('defers on capacity, counting only queued and running runs, and never over-admits under a race', async () => {
+        const limits = { maxActive: 5 };
+        const res = await Promise.all(Array.from({ length: 12 }, () => store.admit(admitInput({ limits }))));
+        expect(res.filter((r) => r.kind === 'created')).toHaveLength(5);
+        const d = res.find((r) => r.kind === 'deferred');
+        expect(d).toMatchObject({ kind: 'deferred', limit: 'capacity' });
+        const one = res.find((r) => r.kind === 'created')!;
+        if (one.kind !== 'created') return;
+        await store.forceEnd(one.run.id, { ...failed, status: 'aborted', reason: 'unresumable' });
+        expect((await store.admit(admitInput({ limits }))).kind).toBe('created');
+        expect((await store.admit(admitInput({ limits }))).kind).toBe('deferred');
+      });
+
+      it('defers on cost: active runs count their budget, ended ones what they spent', async () => {
+        const limits = { costBudgetUsd: 5, costWindowSeconds: 3600 };
+        const a = await store.admit(admitInput({ limits }));
+        expect((await store.admit(admitInput({ limits }))).kind).toBe('created');
+        const c = await store.admit(admitInput({ limits }));
+        expect(c).toMatchObject({ kind: 'deferred', limit: 'cost' });
+        if (c.kind === 'deferred') expect(c.detail).toMatch(/4\.00.*5\.00/);
+        if (a.kind !== 'created') return;
+        const lease = (await store.acquireLease(a.run.id, owner('w'), 60_000))!;
+        await store.completeStage(lease, { round: 1, stage: 'review', result: {}, run: { costUsd: 0.5 } });
+        await store.finishRun(lease, clear);
+        expect((await store.admit(admitInput({ limits }))).kind).toBe('created');
+        expect((await store.admit(admitInput({ limits: { ...limits, estimatedCostUsd: 0.4 } }))).kind).toBe(
+          'created',
+        );
+        expect((await store.admit(admitInput({ limits: { ...limits, estimatedCostUsd: 0.2 } }))).kind).toBe(
+          'deferred',
+        );
+      });
+    });
+
+    describe('leases (invariant 13)', () => {
+      it('acquires, refuses a second live owner, releases, and counts takeovers in the token', async () => {
+        const a = await store.admit(admitInput());
+        if (a.kind !== 'created') throw new Error('no run');
+        const l1 = await store.acquireLease(a.run.id, owner('a'), 60_000);
+        expect(l1).toMatchObject({ runId: a.run.id, token: 1, owner: owner('a') });
+        expect((await store.getRun(a.run.id))!).toMatchObject({ status: 'running', leaseOwner: owner('a') });
+        expect(await store.acquireLease(a.run.id, owner('b'), 60_000)).toBeNull();
+        await store.releaseLease(l1!);
+        expect((await store.getRun(a.run.id))!.leaseOwner).toBeNull();
+        const l2 = await store.acquireLease(a.run.id, owner('b'), 60_000);
+        expect(l2?.token).toBe(2);
+        await store.releaseLease(l1!); // stale release: a no-op, b keeps the run
+        expect((await store.getRun(a.run.id))!.leaseOwner).toEqual(owner('b'));
+      });
+
+      it('takes over an expired lease with a new token and fences the old owner out', async () => {
+        const a = await store.admit(admitInput());
+        if (a.kind !== 'created') throw new Error('no run');
+        const old = (await store.acquireLease(a.run.id, owner('a'), 40))!;
+        await sleep(120);
+        const next = await store.acquireLease(a.run.id, owner('b'), 60_000);
+        expect(next?.token).toBe(old.token + 1);
+        await expect(store.appendEvent(old, 'late', {})).rejects.toMatchObject({
+          code: 'fenced_out',
+          data: { runId: a.run.id, leaseToken: old.token, currentToken: old.token + 1 },
+        });
+      });
+
+      it('takes over a live lease only with the current token (ifToken)', async () => {
+        const a = await store.admit(admitInput());
+        if (a.kind !== 'created') throw new Error('no run');
+        const l1 = (await store.acquireLease(a.run.id, owner('a'), 60_000))!;
+        const l2 = await store.acquireLease(a.run.id, owner('b'), 60_000, l1.token);
+        expect(l2?.token).toBe(l1.token + 1);
+        expect(await store.acquireLease(a.run.id, owner('c'), 60_000, l1.token)).toBeNull();
+      });
+
+      it('heartbeats extend the current lease only', async () => {
+        const a = await store.admit(admitInput());
+        if (a.kind !== 'created') throw new Error('no run');
+        const l1 = (await store.acquireLease(a.run.id, owner('a'), 1_000))!;
+        const hb = await store.heartbeat(l1, 120_000);
+        expect(hb.token).toBe(l1.token);
+        expect(hb.expiresAt).toBeGreaterThan(l1.expiresAt + 60_000);
+        expect((await store.getRun(a.run.id))!.leaseExpiresAt).toBe(hb.expiresAt);
+        const l2 = (await store.acquireLease(a.run.id, owner('b'), 60_000, l1.token))!;
+        await expect(store.heartbeat(l1, 60_000)).rejects.toMatchObject({ code: 'fenced_out' });
+        expect((await store.heartbeat(l2, 60_000)).token).toBe(l2.token);
+      });
+
+      it('claims the oldest queued run, then an expired one, never a terminal one', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const r = await store.admit(admitInput());
+          if (r.kind === 'created') ids.push(r.run.id);
+          await sleep(3);
+        }
+        await store.forceEnd(ids[2]!, { ...failed, status: 'aborted' });
+        const c1 = (await store.claimNext(owner('a'), 40))!;
+        expect(c1).toMatchObject({ runId: ids[0], token: 1 });
+        const c2 = (await store.claimNext(owner('b'), 60_000))!;
+        expect(c2.runId).toBe(ids[1]);
+        expect(await store.claimNext(owner('c'), 60_000)).toBeNull();
+        await sleep(120);
+        const c3 = (await store.claimNext(owner('c'), 60_000))!;
+        expect(c3).toMatchObject({ runId: ids[0], token: 2 });
+        expect(await store.acquireLease(ids[2]!, owner('d'), 60_000)).toBeNull();
+      });
+    });
+
+    describe('fenced writes', () => {
+      it('refuses every fenced write carrying a stale token, and writes nothing', async () => {
+        const stale = await running();
+        const fresh = (await store.acquireLease(stale.runId, owner('w2'), 60_000, stale.token))!;
+        await store.beginAttempt(fresh, {
+          callKey: 'ck',
+          attemptNo: 1,
+          round: 1,
+          stage: 'review',
+          role: 'reviewer',
+          reviewer: 'r',
+        });
+        const writes: [string, () => Promise<unknown>][] = [
+          ['heartbeat', () => store.heartbeat(stale, 1000)],
+          ['beginRound', () => store.beginRound(stale, 1, 'h')],
+          [
+            'beginAttempt',
+            () =>
+              store.beginAttempt(stale, {
+                callKey: 'ck2',
+                attemptNo: 1,
+                round: 1,
+                stage: 'review',
+                role: 'reviewer',
+                reviewer: 'r',
+              }),
+          ],
+          ['endAttempt', () => store.endAttempt(stale, 'ck', 1, 'ok', null)],
+          ['markInterruptedAttempts', () => store.markInterruptedAttempts(stale)],
+          ['recordVerdict', () => store.recordVerdict(stale, verdict(stale.runId, 'ck'))],
+          [
+            'completeStage',
+            () =>
+              store.completeStage(stale, {
+                round: 1,
+                stage: 'review',
+                result: { x: 1 },
+                findings: [finding(stale.runId, 'ck', 0)],
+              }),
+          ],
+          ['appendEvent', () => store.appendEvent(stale, 'e', {})],
+          ['finishRun', () => store.finishRun(stale, clear)],
+        ];
+        for (const [what, write] of writes)
+          await expect(write(), what).rejects.toMatchObject({
+            name: 'FencedOutError',
+            code: 'fenced_out',
+            data: { runId: stale.runId, leaseToken: stale.token, currentToken: fresh.token },
+          });
+        expect(await store.listRounds(stale.runId)).toEqual([]);
+        expect(await store.listStages(stale.runId)).toEqual([]);
+        expect(await store.listFindings(stale.runId)).toEqual([]);
+        expect(await store.listVerdicts(stale.runId)).toEqual([]);
+        expect(await store.listEvents(stale.runId)).toEqual([]);
+        expect((await store.listAttempts(stale.runId)).map((a) => [a.callKey, a.class])).toEqual([
+          ['ck', 'started'],
+        ]);
+        expect((await store.getRun(stale.runId))!).toMatchObject({
+          status: 'running',
+          fencingToken: fresh.token,
+        });
+      });
+
+      it('refuses writes after the run ended, even with its last token', async () => {
+        const lease = await running();
+        const end = await store.finishRun(lease, clear);
+        expect(end).toMatchObject({
+          status: 'completed',
+          outcome: 'clear',
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        });
+        expect(end.endedAt).not.toBeNull();
+        await expect(store.appendEvent(lease, 'late', {})).rejects.toMatchObject({ code: 'fenced_out' });
+      });
+
+      it('refuses a run end that breaks invariant 2', async () => {
+        const lease = await running();
+        await expect(store.finishRun(lease, { ...clear, outcome: null })).rejects.toMatchObject({
+          code: 'ledger_conflict',
+        });
+        await expect(store.finishRun(lease, { ...failed, outcome: 'clear' })).rejects.toMatchObject({
+          code: 'ledger_conflict',
+        });
+        expect((await store.getRun(lease.runId))!.status).toBe('running');
+      });
+
+      it('records rounds and attempts, and marks interrupted attempts unknown', async () => {
+        const lease = await running();
+        await store.beginRound(lease, 1, 'h1');
+        await store.beginRound(lease, 1, 'h1'); // replay: no-op
+        await expect(store.beginRound(lease, 1, 'h2')).rejects.toMatchObject({ code: 'ledger_conflict' });
+        const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };
+        await store.beginAttempt(lease, { ...a, callKey: 'k1', attemptNo: 1 });
+        await store.endAttempt(lease, 'k1', 1, 'rate_limited', '429');
+        await store.beginAttempt(lease, { ...a, callKey: 'k1', attemptNo: 2 });
+        await store.beginAttempt(lease, { ...a, callKey: 'k2', attemptNo: 1 });
+        await expect(store.endAttempt(lease, 'nope', 1, 'ok', null)).rejects.toMatchObject({
+          code: 'ledger_conflict',
+        });
+        expect(await store.markInterruptedAttempts(lease)).toBe(2);
+        const rows = await store.listAttempts(lease.runId);
+        expect(rows.map((r) => [r.callKey, r.attemptNo, r.class, r.detail])).toEqual([
+          ['k1', 1, 'rate_limited', '429'],
+          ['k1', 2, 'unknown', null],
+          ['k2', 1, 'unknown', null],
+        ]);
+        expect(rows.every((r) => r.endedAt !== null)).toBe(true);
+        expect(await store.listRounds(lease.runId)).toMatchObject([
+          { runId: lease.runId, round: 1, head: 'h1' },
+        ]);
+      });
+    });
+
+    it('records one verdict per call key and returns the first on a duplicate (invariant 6)', async () => {
+      const lease = await running();
+      const v = verdict(lease.runId, 'ck-1');
+      const first = await store.recordVerdict(lease, v);
+      expect(first.inserted).toBe(true);
+      expect(first.verdict).toMatchObject({ ...v, recordedAt: expect.any(Number) });
+      const dup = await store.recordVerdict(lease, { ...v, reply: { verdict: 'findings', findings: [] } });
+      expect(dup).toEqual({ inserted: false, verdict: first.verdict });
+      expect(await store.listVerdicts(lease.runId)).toEqual([first.verdict]);
+    });
+
+    describe('completeStage (invariant 5)', () => {
+      it('commits the result, findings, refutations, disputes and run fields together', async () => {
+        const lease = await running();
+        const f0 = finding(lease.runId, 'ck', 0);
+        const f1 = finding(lease.runId, 'ck', 1);
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: { b: 1, a: [1, 2] },
+          findings: [f0, f1],
+        });
+        const ref = { decision: 'refuted' as const, by: 'skeptic', reason: 'guarded', callKey: 'rk' };
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'refute',
+          result: null,
+          refutations: [{ findingId: f0.id, refutation: ref }],
+        });
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'fix',
+          result: { commit: 'c2' },
+          disputes: [{ findingId: f1.id, reason: 'by design' }],
+          run: { head: 'c2', costUsd: 0.75, roundsDone: 1 },
+        });
+        const stages = await store.listStages(lease.runId);
+        expect(stages.map((s) => [s.round, s.stage, s.result])).toEqual([
+          [1, 'review', { a: [1, 2], b: 1 }],
+          [1, 'refute', null],
+          [1, 'fix', { commit: 'c2' }],
+        ]);
+        const run = (await store.getRun(lease.runId))!;
+        expect(stages[0]!.snapshotKey).toBe(run.snapshotKey);
+        expect(run).toMatchObject({ head: 'c2', costUsd: 0.75, roundsDone: 1 });
+        const fs = await store.listFindings(lease.runId);
+        expect(fs).toEqual([
+          { ...f0, refutation: ref, dispute: null, settlement: null },
+          { ...f1, refutation: null, dispute: { reason: 'by design' }, settlement: null },
+        ]);
+      });
+
+      it('is a no-op when replayed with the same result and refuses a different one', async () => {
+        const lease = await running();
+        const f0 = finding(lease.runId, 'ck', 0);
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: { a: 1, b: 2 },
+          findings: [f0],
+        });
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: { b: 2, a: 1 },
+          findings: [f0],
+        });
+        await expect(
+          store.completeStage(lease, { round: 1, stage: 'review', result: { a: 2 } }),
+        ).rejects.toMatchObject({ name: 'StageConflictError', code: 'stage_conflict' });
+        expect(await store.listStages(lease.runId)).toHaveLength(1);
+        expect(await store.listFindings(lease.runId)).toHaveLength(1);
+      });
+
+      it('writes nothing when any part fails', async () => {
+        const lease = await running();
+        await expect(
+          store.completeStage(lease, {
+            round: 1,
+            stage: 'review',
+            result: { x: 1 },
+            findings: [finding(lease.runId, 'ck', 0)],
+            refutations: [
+              {
+                findingId: 'missing',
+                refutation: { decision: 'upheld', by: 'r', reason: 'x', callKey: 'k' },
+              },
+            ],
+            run: { head: 'moved', costUsd: 9 },
+          }),
+        ).rejects.toMatchObject({ name: 'UnknownFindingError', code: 'unknown_finding' });
+        expect(await store.listStages(lease.runId)).toEqual([]);
+        expect(await store.listFindings(lease.runId)).toEqual([]);
+        expect((await store.getRun(lease.runId))!).toMatchObject({ head: 'h'.repeat(40), costUsd: 0 });
+      });
+    });
+
+    it('forceEnd takes a fresh token and fences the last owner out; an ended run is left as it is', async () => {
+      const lease = await running();
+      const end = await store.forceEnd(lease.runId, { ...failed, status: 'unknown', reason: 'unresumable' });
+      expect(end).toMatchObject({
+        status: 'unknown',
+        reason: 'unresumable',
+        fencingToken: lease.token + 1,
+        leaseOwner: null,
+      });
+      await expect(store.appendEvent(lease, 'x', {})).rejects.toMatchObject({ code: 'fenced_out' });
+      const again = await store.forceEnd(lease.runId, { ...failed, status: 'aborted' });
+      expect(again).toEqual(end);
+      await expect(store.forceEnd('no-such-run', failed)).rejects.toMatchObject({ code: 'unknown_run' });
+    });
+
+    it('settles a finding once, by a named person', async () => {
+      const lease = await running();
+      const f0 = finding(lease.runId, 'ck', 0);
+      await store.completeStage(lease, { round: 1, stage: 'review', result: {}, findings: [f0] });
+      await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
+      const s = { by: 'alice', decision: 'overturned' as const, note: 'false positive', at: 1234 };
+      await expect(store.settle('nope', s)).rejects.toMatchObject({
+        name: 'UnknownFindingError',
+        code: 'unknown_finding',
+      });
+      const settled = await store.settle(f0.id, s);
+      expect(settled.settlement).toEqual(s);
+      await expect(store.settle(f0.id, { ...s, by: 'bob' })).rejects.toMatchObject({
+        name: 'AlreadySettledError',
+        code: 'already_settled',
+      });
+      expect((await store.getFinding(f0.id))!.settlement).toEqual(s);
+    });
+
+    it('finds runs and findings by unique prefix; an ambiguous prefix finds nothing', async () => {
+      const base = uid('pfx-');
+      const l1 = await running({ runId: `${base}-aa1` });
+      await running({ runId: `${base}-ab2` });
+      await running({ runId: `${base}-aa` });
+      expect((await store.findRun(`${base}-ab`))?.id).toBe(`${base}-ab2`);
+      expect((await store.findRun(`${base}-aa`))?.id).toBe(`${base}-aa`); // exact beats prefix
+      expect(await store.findRun(`${base}-a`)).toBeNull();
+      expect(await store.findRun('')).toBeNull();
+      expect(await store.findRun(`${base}-zz`)).toBeNull();
+      await store.completeStage(l1, {
+        round: 1,
+        stage: 'review',
+        result: {},
+        findings: [finding(l1.runId, 'ck', 0, `${base}-f-x1`), finding(l1.runId, 'ck', 1, `${base}-f-x2`)],
+      });
+      expect((await store.getFinding(`${base}-f-x2`))?.index).toBe(1);
+      expect(await store.getFinding(`${base}-f-x`)).toBeNull();
+    });
+
+    it('lists verdicts across every run of a change, and runs by filter', async () => {
+      const change = uid('chg-');
+      const l1 = await running({ changeKey: change });
+      await store.recordVerdict(l1, verdict(l1.runId, uid('ck-')));
+      await store.finishRun(l1, failed);
+      const l2 = await running({ changeKey: change });
+      await store.recordVerdict(l2, verdict(l2.runId, uid('ck-')));
+      const other = await running();
+      await store.recordVerdict(other, verdict(other.runId, uid('ck-')));
+      const vs = await store.listVerdictsForChange(change);
+      expect(vs.map((v) => v.runId)).toEqual([l1.runId, l2.runId]);
+      expect((await store.listRuns({ changeKey: change })).map((r) => r.id)).toEqual([l2.runId, l1.runId]);
+      expect((await store.listRuns({ changeKey: change, status: ['failed'] })).map((r) => r.id)).toEqual([
+        l1.runId,
+      ]);
+      expect(await store.listRuns({ limit: 1 })).toHaveLength(1);
+      await store.setRecordPath(l1.runId, '.revloop/records/x.json');
+      expect((await store.getRun(l1.runId))!.recordPath).toBe('.revloop/records/x.json');
+      await expect(store.setRecordPath('nope', 'x')).rejects.toMatchObject({ code: 'unknown_run' });
+    });
+
+    it('keeps events in the order they were appended', async () => {
+      const lease = await running();
+      for (const kind of ['admitted', 'round', 'stage', 'ended'])
+        await store.appendEvent(lease, kind, { kind, n: [1] });
+      const evs = await store.listEvents(lease.runId);
+      expect(evs.map((e) => e.kind)).toEqual(['admitted', 'round', 'stage', 'ended']);
+      expect(evs.map((e) => e.data)).toEqual(
+        ['admitted', 'round', 'stage', 'ended'].map((kind) => ({ kind, n: [1] })),
+      );
+      const ids = evs.map((e) => e.id);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(new Set(ids).size).toBe(4);
+      expect(evs.every((e) => e.runId === lease.runId && e.at > 0)).toBe(true);
+    });
+  });
+}
+
+function verdict(runId: string, callKey: string) {
+  return {
+    callKey,
+    runId,
+    round: 1,
+    stage: 'review' as const,
+    role: 'reviewer' as const,
+    reviewer: 'correctness',
+    revision: 'h'.repeat(40),
+    promptDigest: 'sha256:prompt',
+    modelId: 'm-1',
+    reply: { verdict: 'pass', findings: [] },
+    costUsd: 0.01,
+  };
+}
