@@ -22,6 +22,8 @@ export interface FileHunks {
   path: string;
   oldPath: string;
   hunks: Hunk[];
+  /** Set when git saw the file as binary: it changed, but has no line hunks. */
+  binary?: boolean;
 }
 
 export interface Git {
@@ -56,8 +58,11 @@ export interface Git {
   resetWorktree(dir: string, sha: string): Promise<void>;
   /** HEAD sha of a worktree. */
   worktreeHead(dir: string): Promise<string>;
-  /** Paths with uncommitted edits (including untracked), or conflict markers. */
-  status(dir: string): Promise<{ path: string; code: string }[]>;
+  /**
+   * Paths with uncommitted edits (including untracked); `code` is porcelain
+   * v1 XY, and `conflict` marks unmerged paths.
+   */
+  status(dir: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
   /** Commits every edit in the worktree on top of `parent`; returns the new sha, or null when nothing changed. */
   commitAll(dir: string, parent: string, message: string): Promise<string | null>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */

@@ -1,0 +1,116 @@
+/**
+ * The canonical diff: the one byte stream whose sha256 is a run's diff digest.
+ * `verify` recomputes it on another machine, from another checkout, under
+ * another user's git config, so every input that can change git's output is
+ * pinned here.
+ *
+ * The exact command (run with cwd = the repository's common git dir):
+ *
+ *   git --git-dir=. --bare
+ *       -c core.quotePath=true -c diff.suppressBlankEmpty=false
+ *       -c core.attributesFile=/dev/null
+ *     diff --no-color --no-ext-diff --no-textconv --binary --full-index
+ *       --no-renames --diff-algorithm=myers --indent-heuristic -U3
+ *       --inter-hunk-context=0 --src-prefix=a/ --dst-prefix=b/ --no-relative
+ *       --submodule=short --ignore-submodules=none -O/dev/null
+ *       BASE HEAD --
+ *
+ * Why each part:
+ * - `--bare` from the git dir: git reads `.gitattributes` from the worktree
+ *   (or index), which differs between checkouts; attributes decide whether a
+ *   file is binary and what its hunk headers' function context is. Bare, only
+ *   `$GIT_DIR/info/attributes` is read (rarely used; a known residual).
+ * - Config that changes a patch without a command-line flag is set with `-c`:
+ *   quoting of paths, blank context lines, the user's attributes file.
+ * - Flags pin what config would otherwise choose: prefixes (diff.noprefix,
+ *   diff.mnemonicPrefix), colour, renames (diff.renames), algorithm, context,
+ *   hunk merging (diff.interHunkContext), file order (diff.orderFile),
+ *   diff.relative, submodule format, external diff and textconv drivers.
+ * - GIT_DIFF_OPTS and GIT_EXTERNAL_DIFF are removed from the environment (run.ts).
+ * Remaining residuals: `diff.default.xfuncname` in config, and git versions
+ * that change diff output itself.
+ */
+import { createHash } from 'node:crypto';
+import type { Git } from '../ports/git.js';
+import { BARE, type CommonDir } from './common-dir.js';
+import { DiffTooLargeError } from './errors.js';
+import { assertRev, explainFailure } from './revs.js';
+import type { GitRunner } from './run.js';
+
+/** Global options before `diff`, after `--git-dir=. --bare`. */
+export const CANONICAL_CONFIG: readonly string[] = [
+  '-c',
+  'core.quotePath=true',
+  '-c',
+  'diff.suppressBlankEmpty=false',
+  '-c',
+  'core.attributesFile=/dev/null',
+];
+
+/** `diff` and its flags, without the two revisions. */
+export const CANONICAL_DIFF_FLAGS: readonly string[] = [
+  'diff',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--binary',
+  '--full-index',
+  '--no-renames',
+  '--diff-algorithm=myers',
+  '--indent-heuristic',
+  '-U3',
+  '--inter-hunk-context=0',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+  '--no-relative',
+  '--submodule=short',
+  '--ignore-submodules=none',
+  '-O/dev/null',
+];
+
+/** The full argument list (after `git -C <common git dir>`). */
+export function canonicalDiffArgs(base: string, head: string): string[] {
+  return [...BARE, ...CANONICAL_CONFIG, ...CANONICAL_DIFF_FLAGS, base, head, '--'];
+}
+
+export function canonicalDiffOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'diffDigest' | 'diffText'> {
+  async function streamDiff(
+    repo: string,
+    base: string,
+    head: string,
+    onChunk: (c: Buffer) => boolean | undefined,
+  ): Promise<boolean> {
+    assertRev(repo, base);
+    assertRev(repo, head);
+    const dir = await commonDir(repo);
+    const args = canonicalDiffArgs(base, head);
+    const res = await run.stream(dir, args, onChunk);
+    if (res.stopped) return false;
+    if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
+    return true;
+  }
+
+  return {
+    async diffDigest(repo, base, head) {
+      const hash = createHash('sha256');
+      await streamDiff(repo, base, head, (c) => {
+        hash.update(c);
+        return true;
+      });
+      return hash.digest('hex');
+    },
+
+    async diffText(repo, base, head, maxBytes) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const complete = await streamDiff(repo, base, head, (c) => {
+        size += c.length;
+        if (size > maxBytes) return false;
+        chunks.push(c);
+        return true;
+      });
+      if (!complete) throw new DiffTooLargeError(base, head, maxBytes);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}

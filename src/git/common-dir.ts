@@ -1,0 +1,28 @@
+/**
+ * The repository's common git dir, where objects and refs live (a linked
+ * worktree's own git dir holds only its HEAD and index). Diffs run from
+ * there, bare, so no checkout's `.gitattributes` can change them.
+ */
+import type { GitRunner } from './run.js';
+
+export type CommonDir = (repo: string) => Promise<string>;
+
+/** A resolver that caches per path: a path's common dir never changes. */
+export function commonDirResolver(run: GitRunner): CommonDir {
+  const cache = new Map<string, Promise<string>>();
+  return (repo) => {
+    let p = cache.get(repo);
+    if (!p) {
+      p = run
+        .ok(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
+        .then((b) => b.toString('utf8').trim());
+      // A failure (not a repository yet) is not cached.
+      p.catch(() => cache.delete(repo));
+      cache.set(repo, p);
+    }
+    return p;
+  };
+}
+
+/** Global options that make git treat the common dir (the cwd) as a bare repository. */
+export const BARE: readonly string[] = ['--git-dir=.', '--bare'];

@@ -1,0 +1,148 @@
+/**
+ * Parsers for git's diff output: `--name-status -z` and zero-context patches.
+ * Pure functions over text, so the odd cases (quoted names, pure renames,
+ * binary files) are tested without a repository.
+ */
+import type { ChangedFile, FileHunks, Hunk } from '../ports/git.js';
+
+/** Parses `git diff --name-status -z` output. */
+export function parseNameStatus(out: string): ChangedFile[] {
+  const parts = out.split('\0');
+  const files: ChangedFile[] = [];
+  let i = 0;
+  while (i < parts.length) {
+    const code = parts[i++] ?? '';
+    if (code === '') continue;
+    const kind = code[0];
+    if (kind === 'R' || kind === 'C') {
+      const oldPath = parts[i++] ?? '';
+      const path = parts[i++] ?? '';
+      files.push({ path, oldPath, status: kind === 'R' ? 'renamed' : 'added' });
+      continue;
+    }
+    const path = parts[i++] ?? '';
+    const status = kind === 'A' ? 'added' : kind === 'D' ? 'deleted' : 'modified';
+    files.push({ path, oldPath: path, status });
+  }
+  return files;
+}
+
+const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+
+/**
+ * Reads a C-quoted name (`"a/tab\there"`, octal bytes for non-ASCII) from the
+ * start of `s`; returns the name and the rest after the closing quote.
+ */
+export function unquote(s: string): { value: string; rest: string } {
+  const bytes: number[] = [];
+  let i = 1;
+  while (i < s.length && s[i] !== '"') {
+    const ch = s[i] as string;
+    if (ch !== '\\') {
+      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
+      i++;
+      continue;
+    }
+    const next = s[i + 1] ?? '';
+    if (/[0-7]/.test(next)) {
+      bytes.push(Number.parseInt(s.slice(i + 1, i + 4), 8));
+      i += 4;
+    } else {
+      bytes.push(ESCAPES[next] ?? next.charCodeAt(0));
+      i += 2;
+    }
+  }
+  return { value: Buffer.from(bytes).toString('utf8'), rest: s.slice(i + 1) };
+}
+
+/** A path that is C-quoted only when it needs to be (`rename from` lines). */
+const plainPath = (raw: string): string => (raw.startsWith('"') ? unquote(raw).value : raw);
+
+/** A path from a `---`/`+++` line; null for /dev/null. */
+function sidePath(raw: string, prefix: string): string | null {
+  // git appends a tab to unquoted names that contain a space (for GNU patch).
+  const name = raw.startsWith('"') ? unquote(raw).value : raw.replace(/\t$/, '');
+  if (name === '/dev/null') return null;
+  return name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
+
+/** The path of a `diff --git a/P b/P` header whose two sides are equal (no rename). */
+function headerPath(header: string): string {
+  if (header.startsWith('"')) return sidePath(header, 'a/') ?? '';
+  const len = (header.length - 5) / 2;
+  return Number.isInteger(len) && len > 0 ? header.slice(2, 2 + len) : header.slice(2);
+}
+
+interface Section {
+  header: string;
+  minus?: string | null;
+  plus?: string | null;
+  renameFrom?: string;
+  renameTo?: string;
+  binary: boolean;
+  added: boolean;
+  deleted: boolean;
+  hunks: Hunk[];
+}
+
+const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/** One file of a parsed patch; `added`/`deleted` when absent on the old/new side. */
+export interface PatchFile extends FileHunks {
+  added: boolean;
+  deleted: boolean;
+}
+
+function finish(s: Section): PatchFile {
+  const fallback = headerPath(s.header);
+  const oldPath = s.renameFrom ?? s.minus ?? s.plus ?? fallback;
+  const path = s.renameTo ?? s.plus ?? s.minus ?? fallback;
+  const out: PatchFile = { path, oldPath, hunks: s.hunks, added: s.added, deleted: s.deleted };
+  if (s.binary) out.binary = true;
+  return out;
+}
+
+/**
+ * Parses a patch made with `--src-prefix=a/ --dst-prefix=b/` (any context,
+ * without `--binary`) into per-file hunk ranges.
+ */
+export function parsePatch(text: string): PatchFile[] {
+  const files: PatchFile[] = [];
+  let cur: Section | null = null;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      if (cur) files.push(finish(cur));
+      cur = {
+        header: line.slice('diff --git '.length),
+        binary: false,
+        added: false,
+        deleted: false,
+        hunks: [],
+      };
+      continue;
+    }
+    if (!cur) continue;
+    const m = HUNK.exec(line);
+    if (m) {
+      cur.hunks.push({
+        oldStart: Number(m[1]),
+        oldCount: m[2] === undefined ? 1 : Number(m[2]),
+        newStart: Number(m[3]),
+        newCount: m[4] === undefined ? 1 : Number(m[4]),
+      });
+      continue;
+    }
+    // Header lines only come before the first hunk; after it a line like
+    // "--- x" is a removed "-- x".
+    if (cur.hunks.length > 0) continue;
+    if (line.startsWith('--- ')) cur.minus = sidePath(line.slice(4), 'a/');
+    else if (line.startsWith('+++ ')) cur.plus = sidePath(line.slice(4), 'b/');
+    else if (line.startsWith('deleted file mode ')) cur.deleted = true;
+    else if (line.startsWith('new file mode ')) cur.added = true;
+    else if (line.startsWith('rename from ')) cur.renameFrom = plainPath(line.slice(12));
+    else if (line.startsWith('rename to ')) cur.renameTo = plainPath(line.slice(10));
+    else if (line.startsWith('Binary files ') || line === 'GIT binary patch') cur.binary = true;
+  }
+  if (cur) files.push(finish(cur));
+  return files;
+}

@@ -1,0 +1,35 @@
+/**
+ * The git adapter: the `Git` port over the git binary. Nothing else in
+ * revloop runs git.
+ */
+import type { Git } from '../ports/git.js';
+import { canonicalDiffOps } from './canonical-diff.js';
+import { changeOps } from './changes.js';
+import { commonDirResolver } from './common-dir.js';
+import { revOps } from './revs.js';
+import { createRunner, type GitOptions } from './run.js';
+import { worktreeOps } from './worktree.js';
+
+export { CANONICAL_CONFIG, CANONICAL_DIFF_FLAGS, canonicalDiffArgs } from './canonical-diff.js';
+export * from './errors.js';
+export { mapLineThrough } from './map-line.js';
+export type { GitOptions } from './run.js';
+
+/** Default author and committer of the commits revloop makes. */
+export const REVLOOP_IDENTITY = { name: 'revloop', email: 'revloop@localhost' } as const;
+
+/**
+ * Creates a `Git` over the git binary. Every call spawns git with an argument
+ * array (never a shell); options that change an output revloop hashes or
+ * parses are pinned per call, so the user's git config cannot change them.
+ */
+export function createGit(opts: GitOptions = {}): Git {
+  const run = createRunner(opts);
+  const commonDir = commonDirResolver(run);
+  return {
+    ...revOps(run),
+    ...canonicalDiffOps(run, commonDir),
+    ...changeOps(run, commonDir),
+    ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
+  };
+}

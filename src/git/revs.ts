@@ -1,0 +1,84 @@
+/**
+ * Revisions and objects: finding the repository, resolving refs, merge bases
+ * and reading blobs.
+ */
+import type { Git } from '../ports/git.js';
+import { NoMergeBaseError, UnknownRefError } from './errors.js';
+import type { GitRunner } from './run.js';
+
+/**
+ * Refuses a revision argument git could read as an option (`--output=...`)
+ * or that cannot be a ref at all. Refs reach us from config and flags.
+ */
+export function assertRev(repo: string, rev: string): void {
+  if (rev === '' || rev.startsWith('-') || /[\0\n\r]/.test(rev)) throw new UnknownRefError(rev, repo);
+}
+
+/** Whether `rev` names a commit in `repo` (false for malformed input). */
+export async function isCommit(run: GitRunner, repo: string, rev: string): Promise<boolean> {
+  if (rev === '' || rev.startsWith('-') || /[\0\n\r]/.test(rev)) return false;
+  const res = await run.exec(repo, ['cat-file', '-e', `${rev}^{commit}`]);
+  if (res.code === 0) return true;
+  // A missing repository is not a missing commit.
+  if (/not a git repository|cannot change to/i.test(res.stderr)) throw run.failure(repo, ['cat-file'], res);
+  return false;
+}
+
+/**
+ * After a command over `revs` failed: the UnknownRefError for the first rev
+ * that is not a commit, or the command's own error when they all are.
+ */
+export async function explainFailure(
+  run: GitRunner,
+  repo: string,
+  revs: readonly string[],
+  fallback: Error,
+): Promise<Error> {
+  for (const rev of revs) if (!(await isCommit(run, repo, rev))) return new UnknownRefError(rev, repo);
+  return fallback;
+}
+
+const text = (b: Buffer): string => b.toString('utf8').trim();
+
+export function revOps(
+  run: GitRunner,
+): Pick<Git, 'root' | 'resolve' | 'commitExists' | 'mergeBase' | 'readFile'> {
+  return {
+    async root(dir) {
+      return text(await run.ok(dir, ['rev-parse', '--show-toplevel']));
+    },
+
+    async resolve(repo, ref) {
+      assertRev(repo, ref);
+      const res = await run.exec(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+      if (res.code === 0) return text(res.stdout);
+      // --quiet still prints for a non-commit object ("is a tree"); only a
+      // missing repository is not an unknown ref.
+      if (res.code !== 1) throw run.failure(repo, ['rev-parse'], res);
+      throw new UnknownRefError(ref, repo);
+    },
+
+    commitExists: (repo, sha) => isCommit(run, repo, sha),
+
+    async mergeBase(repo, a, b) {
+      assertRev(repo, a);
+      assertRev(repo, b);
+      const res = await run.exec(repo, ['merge-base', a, b]);
+      if (res.code === 0) return text(res.stdout);
+      // Exit 1 with nothing on stderr: both commits exist but share no history.
+      const err = await explainFailure(run, repo, [a, b], run.failure(repo, ['merge-base'], res));
+      if (err instanceof UnknownRefError || res.code !== 1) throw err;
+      throw new NoMergeBaseError(a, b, repo);
+    },
+
+    async readFile(repo, sha, path) {
+      assertRev(repo, sha);
+      const res = await run.exec(repo, ['cat-file', 'blob', `${sha}:${path}`]);
+      if (res.code === 0) return res.stdout;
+      const err = await explainFailure(run, repo, [sha], run.failure(repo, ['cat-file'], res));
+      if (err instanceof UnknownRefError) throw err;
+      // The commit exists: the path is absent, or is a tree or submodule, not a file.
+      return null;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Worktrees for the fixer, the commits the controller makes from its edits,
+ * and ref updates. The fixer is untrusted: it may commit, switch branches or
+ * leave a merge half done, so commits are built with plumbing (one parent,
+ * no hooks, no signing prompt) and only on top of the expected HEAD.
+ */
+import { existsSync } from 'node:fs';
+import type { Git } from '../ports/git.js';
+import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
+import { assertRev, explainFailure } from './revs.js';
+import type { GitRunner } from './run.js';
+import { parseStatus } from './status-parse.js';
+
+// Hooks in the user's repository must not run on the controller's checkouts
+// and commits (post-checkout, post-commit, reference-transaction).
+const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
+const ZERO = /^0+$/;
+
+const text = (b: Buffer): string => b.toString('utf8').trim();
+
+export function worktreeOps(
+  run: GitRunner,
+  identity: { name: string; email: string },
+): Pick<
+  Git,
+  'addWorktree' | 'removeWorktree' | 'resetWorktree' | 'worktreeHead' | 'status' | 'commitAll' | 'updateRef'
+> {
+  const commitEnv = {
+    GIT_AUTHOR_NAME: identity.name,
+    GIT_AUTHOR_EMAIL: identity.email,
+    GIT_COMMITTER_NAME: identity.name,
+    GIT_COMMITTER_EMAIL: identity.email,
+  };
+  const commitConfig = ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+
+  async function fullSha(repo: string, rev: string): Promise<string> {
+    assertRev(repo, rev);
+    const args = ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`];
+    const res = await run.exec(repo, args);
+    if (res.code === 0) return text(res.stdout);
+    throw await explainFailure(run, repo, [rev], run.failure(repo, args, res));
+  }
+
+  async function readRef(repo: string, ref: string): Promise<string | null> {
+    const res = await run.exec(repo, ['rev-parse', '--verify', '--quiet', ref]);
+    return res.code === 0 ? text(res.stdout) : null;
+  }
+
+  const ops: ReturnType<typeof worktreeOps> = {
+    async addWorktree(repo, dir, sha) {
+      assertRev(repo, sha);
+      const args = [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', dir, sha];
+      const res = await run.exec(repo, args);
+      if (res.code !== 0) throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
+    },
+
+    async removeWorktree(repo, dir) {
+      // Twice --force: also removes a locked worktree or one with edits.
+      const res = await run.exec(repo, ['worktree', 'remove', '--force', '--force', dir]);
+      await run.ok(repo, ['worktree', 'prune']);
+      // Idempotent: a worktree already gone is removed.
+      if (res.code !== 0 && existsSync(dir)) throw run.failure(repo, ['worktree', 'remove'], res);
+    },
+
+    async resetWorktree(dir, sha) {
+      assertRev(dir, sha);
+      // Detach first: if the fixer checked out a branch, a plain reset --hard
+      // would move that branch.
+      const checkout = [...NO_HOOKS, 'checkout', '--quiet', '--force', '--detach', sha];
+      const res = await run.exec(dir, checkout);
+      if (res.code !== 0) throw await explainFailure(run, dir, [sha], run.failure(dir, checkout, res));
+      // reset --hard also drops a half-done merge (MERGE_HEAD) the fixer left.
+      await run.ok(dir, [...NO_HOOKS, 'reset', '--hard', '--quiet', sha]);
+      // -ff: also nested repositories; -x: ignored files too, build output included.
+      await run.ok(dir, ['clean', '-ffdxq']);
+    },
+
+    async worktreeHead(dir) {
+      return text(await run.ok(dir, ['rev-parse', '--verify', 'HEAD']));
+    },
+
+    async status(dir) {
+      const out = await run.ok(dir, [
+        'status',
+        '--porcelain=v1',
+        '-z',
+        '--untracked-files=all',
+        '--ignore-submodules=none',
+        '--no-renames',
+      ]);
+      return parseStatus(out.toString('utf8'));
+    },
+
+    async commitAll(dir, parent, message) {
+      const expected = await fullSha(dir, parent);
+      const head = await ops.worktreeHead(dir);
+      if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
+      const conflicts = (await ops.status(dir)).filter((e) => e.conflict).map((e) => e.path);
+      if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
+
+      await run.ok(dir, ['add', '--all']);
+      const tree = text(await run.ok(dir, ['write-tree']));
+      const parentTree = text(await run.ok(dir, ['rev-parse', `${expected}^{tree}`]));
+      if (tree === parentTree) return null;
+
+      // commit-tree, not commit: exactly one parent even if the fixer left a
+      // MERGE_HEAD, no hooks, no editor, no signing.
+      const commit = text(
+        await run.ok(
+          dir,
+          [...commitConfig, 'commit-tree', '--no-gpg-sign', tree, '-p', expected, '-F', '-'],
+          {
+            input: message,
+            env: commitEnv,
+          },
+        ),
+      );
+      // --no-deref: move this worktree's HEAD, never a branch it points at;
+      // the old value makes it a compare-and-swap against a racing fixer.
+      const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', commit, expected];
+      const res = await run.exec(dir, [...NO_HOOKS, ...update]);
+      if (res.code !== 0) {
+        const now = await readRef(dir, 'HEAD');
+        if (now !== expected) throw new WorktreeMovedError(dir, expected, now ?? '(none)');
+        throw run.failure(dir, update, res);
+      }
+      return commit;
+    },
+
+    async updateRef(repo, ref, sha, expectOld) {
+      assertRev(repo, ref);
+      assertRev(repo, sha);
+      if (expectOld !== undefined) assertRev(repo, expectOld);
+      const args = ['update-ref', '-m', 'revloop', ref, sha, ...(expectOld === undefined ? [] : [expectOld])];
+      const res = await run.exec(repo, [...NO_HOOKS, ...args]);
+      if (res.code === 0) return;
+      if (expectOld !== undefined) {
+        const actual = await readRef(repo, ref);
+        const expectedAbsent = ZERO.test(expectOld);
+        if (expectedAbsent ? actual !== null : actual !== expectOld) {
+          throw new RefMovedError(ref, expectOld, actual);
+        }
+      }
+      throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
+    },
+  };
+  return ops;
+}

@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGit, NoMergeBaseError, NotARepositoryError, UnknownRefError } from '../../src/git/index.js';
+import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+
+const git = createGit();
+let repo: TestRepo;
+let first: string;
+let second: string;
+let topic: string;
+
+beforeAll(async () => {
+  repo = await makeRepo();
+  repo.write('a.txt', 'one\n');
+  first = repo.commit('first');
+  repo.write('a.txt', 'one\ntwo\n');
+  second = repo.commit('second');
+  repo.git(['checkout', '--quiet', '-b', 'topic', first]);
+  repo.write('b.txt', 'b\n');
+  topic = repo.commit('topic');
+  repo.git(['checkout', '--quiet', 'main']);
+});
+afterAll(() => repo.cleanup());
+
+describe('root', () => {
+  it('finds the top level from a subdirectory', async () => {
+    mkdirSync(join(repo.dir, 'sub', 'deep'), { recursive: true });
+    expect(await git.root(join(repo.dir, 'sub', 'deep'))).toBe(repo.dir);
+  });
+
+  it('throws NotARepositoryError outside a repository and for a missing dir', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'revloop-not-repo-'));
+    try {
+      await expect(git.root(outside)).rejects.toBeInstanceOf(NotARepositoryError);
+      await expect(git.root(outside)).rejects.toThrow(`not a git repository: ${outside}`);
+      await expect(git.root(join(outside, 'missing'))).rejects.toMatchObject({ code: 'not_a_repository' });
+      await expect(git.resolve(outside, 'HEAD')).rejects.toBeInstanceOf(NotARepositoryError);
+      await expect(git.commitExists(outside, first)).rejects.toBeInstanceOf(NotARepositoryError);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('resolve', () => {
+  it('resolves branches, HEAD, abbreviations and ancestry to full shas', async () => {
+    expect(await git.resolve(repo.dir, 'main')).toBe(second);
+    expect(await git.resolve(repo.dir, 'HEAD~1')).toBe(first);
+    expect(await git.resolve(repo.dir, topic.slice(0, 10))).toBe(topic);
+    expect(await git.resolve(repo.dir, 'topic')).toBe(topic);
+  });
+
+  it('throws UnknownRefError naming the ref and the repo', async () => {
+    const err = await git.resolve(repo.dir, 'foo').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnknownRefError);
+    expect(err).toMatchObject({ code: 'unknown_ref', message: `unknown ref "foo" in ${repo.dir}` });
+  });
+
+  it('refuses a ref that git would read as an option', async () => {
+    await expect(git.resolve(repo.dir, '--output=/tmp/x')).rejects.toBeInstanceOf(UnknownRefError);
+    await expect(git.diffDigest(repo.dir, '--output=/tmp/x', second)).rejects.toBeInstanceOf(UnknownRefError);
+  });
+
+  it('resolves a tree-ish that is not a commit as unknown', async () => {
+    const tree = repo.git(['rev-parse', 'HEAD^{tree}']);
+    await expect(git.resolve(repo.dir, tree)).rejects.toBeInstanceOf(UnknownRefError);
+  });
+});
+
+describe('commitExists and mergeBase', () => {
+  it('tells commits from missing objects', async () => {
+    expect(await git.commitExists(repo.dir, second)).toBe(true);
+    expect(await git.commitExists(repo.dir, 'f'.repeat(40))).toBe(false);
+    expect(await git.commitExists(repo.dir, '-x')).toBe(false);
+  });
+
+  it('finds the merge base of diverged branches', async () => {
+    expect(await git.mergeBase(repo.dir, 'main', 'topic')).toBe(first);
+    expect(await git.mergeBase(repo.dir, second, first)).toBe(first);
+  });
+
+  it('names the unknown side, and unrelated histories', async () => {
+    await expect(git.mergeBase(repo.dir, 'main', 'nope')).rejects.toMatchObject({ ref: 'nope' });
+    repo.git(['checkout', '--quiet', '--orphan', 'lonely']);
+    const lonely = repo.commit('unrelated');
+    repo.git(['checkout', '--quiet', '--force', 'main']);
+    await expect(git.mergeBase(repo.dir, second, lonely)).rejects.toBeInstanceOf(NoMergeBaseError);
+  });
+});
+
+describe('readFile', () => {
+  it('returns bytes at a commit, null when absent', async () => {
+    expect((await git.readFile(repo.dir, first, 'a.txt'))?.toString()).toBe('one\n');
+    expect((await git.readFile(repo.dir, second, 'a.txt'))?.toString()).toBe('one\ntwo\n');
+    expect(await git.readFile(repo.dir, first, 'b.txt')).toBeNull();
+    expect(await git.readFile(repo.dir, first, 'sub')).toBeNull();
+  });
+
+  it('throws UnknownRefError for a missing commit', async () => {
+    await expect(git.readFile(repo.dir, 'e'.repeat(40), 'a.txt')).rejects.toBeInstanceOf(UnknownRefError);
+  });
+
+  it('reads binary content unchanged', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255, 254, 0, 10]);
+    repo.write('bin.dat', bytes);
+    const sha = repo.commit('binary');
+    expect(Buffer.compare((await git.readFile(repo.dir, sha, 'bin.dat')) as Buffer, bytes)).toBe(0);
+  });
+});

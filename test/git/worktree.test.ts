@@ -1,0 +1,138 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGit, RefMovedError, WorktreeConflictError, WorktreeMovedError } from '../../src/git/index.js';
+import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
+
+const git = createGit();
+let repo: TestRepo;
+let scratch: string;
+let base: string;
+let wt: string;
+
+/** git inside the worktree, as a fixer would run it. */
+const inWt = (args: string[]): string =>
+  execFileSync('git', args, { cwd: wt, env: TEST_GIT_ENV, encoding: 'utf8' }).trim();
+
+beforeAll(async () => {
+  repo = await makeRepo();
+  scratch = mkdtempSync(join(tmpdir(), 'revloop-wt-'));
+  repo.write('a.txt', 'a\n');
+  repo.write('.gitignore', 'build/\n');
+  base = repo.commit('base');
+});
+afterAll(async () => {
+  await repo.cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+let n = 0;
+beforeEach(async () => {
+  wt = join(scratch, `wt-${n++}`);
+  await git.addWorktree(repo.dir, wt, base);
+});
+
+describe('worktrees', () => {
+  it('adds a detached worktree at the sha and removes it', async () => {
+    expect(await git.worktreeHead(wt)).toBe(base);
+    expect(inWt(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('HEAD'); // detached
+    expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('a\n');
+    writeFileSync(join(wt, 'dirty.txt'), 'x');
+    await git.removeWorktree(repo.dir, wt);
+    expect(existsSync(wt)).toBe(false);
+    expect(repo.git(['worktree', 'list'])).not.toContain(wt);
+    // Idempotent.
+    await git.removeWorktree(repo.dir, wt);
+  }, 10_000);
+
+  it('reports status, commits every edit on the parent, and does nothing when clean', async () => {
+    expect(await git.status(wt)).toEqual([]);
+    expect(await git.commitAll(wt, base, 'nothing')).toBeNull();
+    writeFileSync(join(wt, 'a.txt'), 'A\n');
+    writeFileSync(join(wt, 'new file.txt'), 'n\n');
+    rmSync(join(wt, '.gitignore'));
+    const st = await git.status(wt);
+    expect(st).toEqual(
+      expect.arrayContaining([
+        { path: 'a.txt', code: ' M', conflict: false },
+        { path: 'new file.txt', code: '??', conflict: false },
+        { path: '.gitignore', code: ' D', conflict: false },
+      ]),
+    );
+    expect(st).toHaveLength(3);
+    const sha = await git.commitAll(wt, base, 'revloop: fix round 1\n\nbody');
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await git.worktreeHead(wt)).toBe(sha);
+    expect(await git.status(wt)).toEqual([]);
+    expect(inWt(['log', '-1', '--format=%P|%an <%ae>|%cn|%B', sha as string])).toBe(
+      `${base}|revloop <revloop@localhost>|revloop|revloop: fix round 1\n\nbody`,
+    );
+    expect(inWt(['diff', '--name-status', base, sha as string]).split('\n')).toEqual(
+      ['D\t.gitignore', 'M\ta.txt', 'A\tnew file.txt'].sort((x, y) => x.slice(2).localeCompare(y.slice(2))),
+    );
+    // The repository's branch did not move.
+    expect(repo.git(['rev-parse', 'main'])).toBe(base);
+  });
+
+  it('throws WorktreeMovedError when the fixer committed on its own', async () => {
+    writeFileSync(join(wt, 'a.txt'), 'fixer\n');
+    inWt(['commit', '-qam', 'sneaky']);
+    const moved = inWt(['rev-parse', 'HEAD']);
+    const err = await git.commitAll(wt, base, 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorktreeMovedError);
+    expect(err).toMatchObject({ code: 'worktree_moved', expected: base, actual: moved });
+  });
+
+  it('throws WorktreeConflictError on unmerged paths', async () => {
+    repo.git(['checkout', '--quiet', '-b', 'other']);
+    repo.write('a.txt', 'other\n');
+    const other = repo.commit('other');
+    repo.git(['checkout', '--quiet', 'main']);
+    writeFileSync(join(wt, 'a.txt'), 'mine\n');
+    inWt(['commit', '-qam', 'mine']);
+    const mine = inWt(['rev-parse', 'HEAD']);
+    expect(() => inWt(['merge', '--no-edit', other])).toThrow();
+    expect(await git.status(wt)).toEqual([{ path: 'a.txt', code: 'UU', conflict: true }]);
+    await expect(git.commitAll(wt, mine, 'x')).rejects.toBeInstanceOf(WorktreeConflictError);
+  });
+
+  it('resets to a sha, dropping edits, untracked and ignored files, without moving a branch', async () => {
+    writeFileSync(join(wt, 'a.txt'), 'edited\n');
+    writeFileSync(join(wt, 'untracked.txt'), 'u');
+    execFileSync('mkdir', ['-p', join(wt, 'build')]);
+    writeFileSync(join(wt, 'build', 'out.o'), 'o');
+    // The fixer checked out a branch and committed to it.
+    inWt(['checkout', '-q', '-b', `fixer-${n}`]);
+    inWt(['commit', '-qam', 'on a branch']);
+    const branchTip = inWt(['rev-parse', 'HEAD']);
+    await git.resetWorktree(wt, base);
+    expect(await git.worktreeHead(wt)).toBe(base);
+    expect(await git.status(wt)).toEqual([]);
+    expect(existsSync(join(wt, 'untracked.txt'))).toBe(false);
+    expect(existsSync(join(wt, 'build'))).toBe(false);
+    expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(repo.git(['rev-parse', `fixer-${n}`])).toBe(branchTip);
+  });
+});
+
+describe('updateRef', () => {
+  it('creates, moves with compare-and-swap, and refuses a stale expectation', async () => {
+    writeFileSync(join(wt, 'a.txt'), 'next\n');
+    const next = (await git.commitAll(wt, base, 'next')) as string;
+    const ref = 'refs/revloop/runs/r1';
+    await git.updateRef(repo.dir, ref, base, '0'.repeat(40));
+    expect(repo.git(['rev-parse', ref])).toBe(base);
+    await git.updateRef(repo.dir, ref, next, base);
+    expect(repo.git(['rev-parse', ref])).toBe(next);
+    const err = await git.updateRef(repo.dir, ref, base, base).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RefMovedError);
+    expect(err).toMatchObject({ code: 'ref_moved', ref, expected: base, actual: next });
+    await expect(git.updateRef(repo.dir, ref, base, '0'.repeat(40))).rejects.toBeInstanceOf(RefMovedError);
+    expect(repo.git(['rev-parse', ref])).toBe(next);
+    // Without an expectation it just moves.
+    await git.updateRef(repo.dir, ref, base);
+    expect(repo.git(['rev-parse', ref])).toBe(base);
+  });
+});
