@@ -8,7 +8,7 @@ import { StoreCorruptError, StoreFullError, StoreLockedError, StoreReadonlyError
 export function mapSqliteFault(err: unknown, where: string): unknown {
   if (err instanceof RevloopError || !(err instanceof Error)) return err;
   const code = String((err as { code?: unknown }).code ?? '');
-  const cause = `${code}: ${err.message}`;
+  const cause = err.message.startsWith(code) ? err.message : `${code}: ${err.message}`;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
     return new StoreLockedError(where, cause);
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code.startsWith('SQLITE_CANTOPEN'))
