@@ -1,0 +1,87 @@
+/**
+ * The round-log format `analyze` reads (DESIGN.md, "Simulator and analyzer").
+ * Extra fields are accepted: the ledger's export adds ids, heads and more.
+ */
+import { z } from 'zod';
+import { RoundLogError } from './errors.js';
+
+export const SEVERITIES = ['MAJOR', 'MODERATE', 'MINOR'] as const;
+
+export const RoundLogFindingSchema = z.object({
+  reviewer: z.string().min(1),
+  severity: z.enum(SEVERITIES),
+  overturned: z.boolean(),
+});
+
+export const RoundLogSchema = z.object({
+  rounds: z.array(z.object({ findings: z.array(RoundLogFindingSchema) })),
+});
+
+/** A round log after validation: only the fields analysis uses. */
+export type ParsedRoundLog = z.infer<typeof RoundLogSchema>;
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `["rounds", 2, "severity"]` -> `$.rounds[2].severity`. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && IDENT.test(seg)) out += `.${seg}`;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+function valueAt(doc: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = doc;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[seg];
+  }
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing (the field is missing)';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+/**
+ * Validates a parsed JSON document as a round log.
+ * @throws RoundLogError naming the JSON path of the first bad field.
+ */
+export function parseRoundLog(doc: unknown): ParsedRoundLog {
+  const res = RoundLogSchema.safeParse(doc);
+  if (res.success) return res.data;
+  const issue = res.error.issues[0]!;
+  const path = issue.path;
+  let problem: string;
+  if (issue.code === 'invalid_value') {
+    problem = `expected one of ${issue.values.map(String).join(', ')}`;
+  } else if (issue.code === 'invalid_type') {
+    problem = `expected ${issue.expected}, got ${describe(valueAt(doc, path))}`;
+  } else if (issue.code === 'too_small') {
+    problem = 'expected a non-empty string';
+  } else {
+    problem = issue.message;
+  }
+  throw new RoundLogError(jsonPath(path), problem);
+}
+
+/**
+ * Parses round-log text (a file or stdin).
+ * @throws RoundLogError at `$` when the text is not JSON, or at the first bad field.
+ */
+export function parseRoundLogText(text: string): ParsedRoundLog {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new RoundLogError('$', `not valid JSON (${(err as Error).message})`);
+  }
+  return parseRoundLog(doc);
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { renderSvgChart } from '../../src/report/chart-svg.js';
+import { resolveParams, simChartSpec, simulate } from '../../src/sim/index.js';
+import { ensureBuilt, revloop } from './cli-support.js';
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+describe('revloop sim (the built binary)', () => {
+  it('prints byte-identical JSON for the same seed, twice, matching the library', () => {
+    const a = revloop(['sim', '--json', '--seed', '7']);
+    const b = revloop(['sim', '--json', '--seed', '7']);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    const doc = JSON.parse(a.stdout);
+    expect(Object.keys(doc)).toEqual(['params', 'baseline', 'config']);
+    expect(Object.keys(doc.config)).toEqual([
+      'perRound',
+      'terminatedPct',
+      'convergedPct',
+      'escalatedPct',
+      'cappedPct',
+      'meanRounds',
+      'medianRounds',
+      'escapedDefects',
+      'wastedRounds',
+    ]);
+    expect(a.stdout).toBe(`${JSON.stringify(simulate(resolveParams(null, { seed: 7 })), null, 2)}\n`);
+  });
+
+  it('lets explicit flags override the preset', () => {
+    const r = revloop([
+      'sim',
+      '--json',
+      '--preset',
+      'hostile',
+      '--false-positive',
+      '0.01',
+      '--upgrades',
+      'U1,U4',
+    ]);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.params.preset).toBe('hostile');
+    expect(doc.params.falsePositive).toBe(0.01);
+    expect(doc.params.inflation).toBe(0.3);
+    expect(doc.params.upgrades).toEqual(['U1', 'U4']);
+  });
+
+  it.each([
+    [['--trials', 'many'], '--trials'],
+    [['--refuter-accuracy', '1.2'], '--refuter-accuracy'],
+    [['--upgrades', 'U7'], '--upgrades'],
+    [['--preset', 'sunny'], '--preset'],
+    [['--cap', '20', '--max-rounds', '15'], '--max-rounds'],
+  ])('exits 2 naming the flag for %j', (flags, flag) => {
+    const r = revloop(['sim', ...flags]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`revloop: ${flag}:`);
+    expect(r.stdout).toBe('');
+  });
+
+  it('prints the report and writes the same chart as SVG', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-sim-'));
+    const r = revloop(['sim', '--preset', 'oscillating', '--trials', '40', '--svg', 'out/chart.svg'], {
+      cwd: dir,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('| Round | Baseline | Your config |');
+    expect(r.stdout).toContain('# Baseline (cap 10)');
+    const expected = renderSvgChart(simChartSpec(simulate(resolveParams('oscillating', { trials: 40 }))));
+    expect(readFileSync(join(dir, 'out/chart.svg'), 'utf8')).toBe(expected);
+  });
+});
