@@ -109,7 +109,14 @@ export function classifySdkError(err: unknown, streamStarted: boolean): SdkError
     type?: unknown;
     error?: unknown;
   };
-  const name = typeof e.name === 'string' ? e.name : '';
+  // The SDKs leave `name` as "Error"; the class name is what tells their errors apart.
+  const ctorName = (err as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  const name =
+    typeof ctorName === 'string' && ctorName !== 'Error'
+      ? ctorName
+      : typeof e.name === 'string'
+        ? e.name
+        : '';
   const header = retryAfterOf(e.headers);
   if (name === 'APIConnectionTimeoutError')
     return { cls: 'timeout', why: 'connection timeout', retryAfterHeader: null };

@@ -10,7 +10,7 @@ import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import { classifySdkError } from './classify.js';
 import { labelFor, type ReviewerContext } from './command.js';
 import { startDeadline } from './deadline.js';
-import { redact } from './redact.js';
+import { redact, secretValues } from './redact.js';
 import { fail, finishText, tokenCost } from './reply-result.js';
 
 export const DEFAULT_OPENAI_KEY_ENV = 'OPENAI_API_KEY';
@@ -24,7 +24,9 @@ export function createOpenAIReviewer(cfg: AgentConfig | ReviewerConfig, ctx: Rev
       const apiKey = ctx.env[keyEnv];
       if (!apiKey) return fail('missing_context', label, `API key variable ${keyEnv} is not set`);
       const result = await callOpenAI(cfg, req, label, apiKey);
-      return result.ok ? result : { ...result, detail: redact(result.detail, [apiKey]) };
+      return result.ok
+        ? result
+        : { ...result, detail: redact(result.detail, secretValues(ctx.env, [apiKey])) };
     },
   };
 }

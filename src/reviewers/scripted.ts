@@ -29,7 +29,9 @@ const entrySchema = z.strictObject({
 });
 export type ScriptEntry = z.infer<typeof entrySchema>;
 
-const scriptSchema = z.record(z.string(), z.record(z.string(), z.union([entrySchema, z.array(entrySchema)])));
+// One entry or a list of them; normalised to a list so a bad field is reported by its path, not as "invalid union".
+const entriesSchema = z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(entrySchema));
+const scriptSchema = z.record(z.string(), z.record(z.string(), entriesSchema));
 export type Script = z.infer<typeof scriptSchema>;
 
 /** Resolves `cfg.script` against the repository root unless absolute. */
@@ -96,10 +98,7 @@ export function createScriptedReviewer(cfg: AgentConfig | ReviewerConfig, ctx: R
 function pick(script: Script, req: CallRequest, used: Map<ScriptEntry, number>): ScriptEntry | undefined {
   const byRound = script[req.name];
   if (!byRound) return undefined;
-  const list = (k: string) => {
-    const v = byRound[k];
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
-  };
+  const list = (k: string) => byRound[k] ?? [];
   return [...list(String(req.round)), ...list('*')].find(
     (e) =>
       (e.when === undefined || req.prompt.includes(e.when)) &&
