@@ -143,6 +143,7 @@ program
   .description('check a signed record against the checkout')
   .argument('<record>', 'record file (DSSE envelope)')
   .option('--key <pub...>', 'trusted public key file(s)')
+  .option('--keys-from <ref>', "trust the keys listed in the config at this ref (default: the record's base)")
   .option('--repo <dir>', 'checkout directory', '.')
   .option('--allow-findings', 'accept outcome "findings"')
   .option('--json', 'print one JSON document')

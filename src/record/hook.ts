@@ -1,0 +1,128 @@
+/**
+ * The pre-push hook: a POSIX sh script that, for the pushed HEAD, looks for a
+ * record in .revloop/records/ that `revloop verify` accepts, and refuses the
+ * push otherwise. The hook runs git itself (git runs it); revloop only writes it.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { RevloopError } from '../core/errors.js';
+import { writeFileAtomic } from '../io/atomic-file.js';
+
+/** Marks a hook as ours: only a hook carrying it is replaced without --force. */
+export const HOOK_MARKER = '# revloop pre-push hook';
+
+export class HookExistsError extends RevloopError {
+  constructor(readonly path: string) {
+    super('hook_exists', `${path} exists and was not written by revloop (use --force to replace it)`, {
+      path,
+    });
+  }
+}
+
+const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The hook's text. `node` and `main` locate this revloop install; when `main`
+ * is gone (package moved), the hook falls back to `revloop` on PATH.
+ */
+export function prePushHook(node: string, main: string): string {
+  return `#!/bin/sh
+${HOOK_MARKER} (written by \`revloop hook install\`; rerun it to update).
+# Refuses a push unless a signed record in .revloop/records/ verifies for the
+# pushed commit. Bypass once with \`git push --no-verify\`.
+REVLOOP_NODE=${shQuote(node)}
+REVLOOP_MAIN=${shQuote(main)}
+revloop() {
+  if [ -f "$REVLOOP_MAIN" ]; then "$REVLOOP_NODE" "$REVLOOP_MAIN" "$@"; else command revloop "$@"; fi
+}
+root=$(git rev-parse --show-toplevel) || exit 1
+cd "$root" || exit 1
+head=$(git rev-parse HEAD) || exit 1
+status=0
+while read -r local_ref local_sha remote_ref remote_sha; do
+  case "$local_sha" in *[!0]*) ;; *) continue ;; esac
+  short=$(printf '%.7s' "$local_sha")
+  if [ "$local_sha" != "$head" ]; then
+    echo "revloop: refusing to push $local_ref ($short): only the checked-out HEAD can be verified; check it out and push again" >&2
+    status=1
+    continue
+  fi
+  found=
+  reasons=
+  for f in $(ls -t .revloop/records/ 2>/dev/null); do
+    case "$f" in *.json) ;; *) continue ;; esac
+    if out=$(revloop verify ".revloop/records/$f" --repo . 2>&1 </dev/null); then
+      found=$f
+      break
+    fi
+    case "$out" in
+      *subject_mismatch*) ;;
+      *) reasons="$reasons
+  .revloop/records/$f: $out" ;;
+    esac
+  done
+  if [ -z "$found" ]; then
+    echo "revloop: refusing to push $local_ref ($short): no record in .revloop/records/ verifies for this commit.$reasons" >&2
+    echo "revloop: run \\\`revloop review\\\` on this commit (it writes a signed record), then push again." >&2
+    status=1
+  fi
+done
+exit $status
+`;
+}
+
+/**
+ * Where git looks for hooks: core.hooksPath (relative to the work tree) when
+ * set in the repository's config, else <common git dir>/hooks. Read from
+ * git's files, not by running git; a core.hooksPath set only in the global
+ * config is not seen.
+ */
+export function hooksDir(root: string): string {
+  const dotgit = join(root, '.git');
+  let gitDir = dotgit;
+  if (statSync(dotgit).isFile()) {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotgit, 'utf8'));
+    if (!m?.[1]) throw new RevloopError('not_a_repository', `${dotgit} is not a gitdir file`);
+    gitDir = resolve(root, m[1].trim());
+  }
+  let common = gitDir;
+  const commondir = join(gitDir, 'commondir');
+  if (existsSync(commondir)) common = resolve(gitDir, readFileSync(commondir, 'utf8').trim());
+  const configured = coreHooksPath(readFileSync(join(common, 'config'), 'utf8'));
+  if (configured) return isAbsolute(configured) ? configured : resolve(root, configured);
+  return join(common, 'hooks');
+}
+
+/** The last `hooksPath` of a `[core]` section in git config text, or null. */
+export function coreHooksPath(config: string): string | null {
+  let inCore = false;
+  let found: string | null = null;
+  for (const raw of config.split('\n')) {
+    const line = raw.trim();
+    const section = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]/.exec(line);
+    if (section) {
+      inCore = section[1]?.toLowerCase() === 'core' && !section[2];
+      continue;
+    }
+    const kv = /^hookspath\s*=\s*(.*)$/i.exec(line);
+    if (inCore && kv?.[1] !== undefined) found = kv[1].replace(/^"(.*)"$/, '$1').trim();
+  }
+  return found;
+}
+
+/** Writes the hook (mode 0755). Replaces a foreign hook only with `force`. */
+export function installPrePushHook(opts: {
+  root: string;
+  node: string;
+  main: string;
+  force?: boolean | undefined;
+}): { path: string; replaced: 'none' | 'ours' | 'foreign' } {
+  const path = join(hooksDir(opts.root), 'pre-push');
+  let replaced: 'none' | 'ours' | 'foreign' = 'none';
+  if (existsSync(path)) {
+    replaced = readFileSync(path, 'utf8').includes(HOOK_MARKER) ? 'ours' : 'foreign';
+    if (replaced === 'foreign' && !opts.force) throw new HookExistsError(path);
+  }
+  writeFileAtomic(path, prePushHook(opts.node, opts.main), { mode: 0o755 });
+  return { path, replaced };
+}

@@ -1,0 +1,80 @@
+/**
+ * The record's content (invariant 14): an in-toto Statement v1 whose subject
+ * is the run's FINAL head (fixes inside a run move it) and whose predicate
+ * carries the snapshot, the decision and the round log. Pure: everything comes
+ * from the report, so the same report always yields the same statement.
+ */
+import type { FindingRow } from '../core/ledger.js';
+import { isBlocker, type RoundLog, type RunReport, roundLog } from '../core/run-report.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
+
+export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
+/** Versioned: a breaking change to the predicate gets a new type and version. */
+export const PREDICATE_TYPE = 'https://revloop.dev/attestation/review/v1';
+export const PREDICATE_VERSION = 1;
+
+export interface RecordFinding extends FindingRow {
+  /** Whether it still blocked when the run ended. */
+  blocking: boolean;
+}
+
+export interface ReviewPredicate {
+  version: typeof PREDICATE_VERSION;
+  runId: string;
+  snapshotKey: string;
+  snapshot: Snapshot;
+  /** The head the record covers: the snapshot head, or the last fix commit. */
+  finalHead: string;
+  /** sha256 of the diff snapshot.mergeBase..finalHead (the git adapter's diffDigest). */
+  finalDiffDigest: string;
+  status: RunStatus;
+  outcome: Outcome | null;
+  stopReason: StopReason | null;
+  reason: EndReason | null;
+  rounds: RoundLog['rounds'];
+  findings: RecordFinding[];
+  costUsd: number;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  endedAt: string | null;
+}
+
+export interface Statement {
+  _type: typeof STATEMENT_TYPE;
+  subject: { name: string; digest: { gitCommit: string } }[];
+  predicateType: typeof PREDICATE_TYPE;
+  predicate: ReviewPredicate;
+}
+
+/** Builds the statement of a run. `finalDiffDigest` is the diff digest of mergeBase..report.run.head. */
+export function buildStatement(report: RunReport, opts: { finalDiffDigest: string }): Statement {
+  const { run } = report;
+  const snap = run.snapshot;
+  const findings = [...report.findings]
+    .sort((a, b) => a.round - b.round || cmp(a.reviewer, b.reviewer) || a.index - b.index)
+    .map((f): RecordFinding => ({ ...f, blocking: isBlocker(f) }));
+  return {
+    _type: STATEMENT_TYPE,
+    subject: [{ name: `git+${snap.repo || snap.change}`, digest: { gitCommit: run.head } }],
+    predicateType: PREDICATE_TYPE,
+    predicate: {
+      version: PREDICATE_VERSION,
+      runId: run.id,
+      snapshotKey: run.snapshotKey,
+      snapshot: snap,
+      finalHead: run.head,
+      finalDiffDigest: opts.finalDiffDigest,
+      status: run.status,
+      outcome: run.outcome,
+      stopReason: run.stopReason,
+      reason: run.reason,
+      rounds: roundLog(report).rounds,
+      findings,
+      costUsd: run.costUsd,
+      createdAt: new Date(run.createdAt).toISOString(),
+      endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
+    },
+  };
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,104 @@
+/**
+ * Which public keys `verify` trusts when no --key is given: the keys listed
+ * in the config's `keys:` at a trusted commit (the record's base by default,
+ * or --keys-from), plus `.revloop/keys/*.pub` on this machine. A local key
+ * file that the checked-out change itself adds (tracked at HEAD, absent or
+ * different at the trusted commit) is never trusted: a change cannot vouch
+ * for its own record.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Git } from '../ports/git.js';
+import type { Verifier } from '../ports/signer.js';
+import { verifierFromPem } from './keys.js';
+
+export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
+
+export interface TrustedKeys {
+  verifiers: Verifier[];
+  /** Where each key came from (`<sha7>:<path>` or a local path), for messages. */
+  sources: string[];
+  /** Keys named but unusable (missing at the commit, not a key), for messages. */
+  skipped: string[];
+}
+
+/**
+ * The config's `keys:` at `sha`, read without validating the rest (verify
+ * stays light). `configPath` (the record's) is tried first, then the default names.
+ */
+export async function configKeysAt(
+  git: Git,
+  root: string,
+  sha: string,
+  configPath?: string,
+): Promise<string[]> {
+  const names = configPath ? [configPath, ...CONFIG_NAMES.filter((n) => n !== configPath)] : CONFIG_NAMES;
+  for (const name of names) {
+    const bytes = await git.readFile(root, sha, name);
+    if (!bytes) continue;
+    const text = bytes.toString('utf8');
+    let value: unknown;
+    try {
+      // yaml is loaded only here: a --key verify never pays for it.
+      value = name.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+    } catch {
+      return [];
+    }
+    const keys = (value as { keys?: unknown } | null)?.keys;
+    return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
+  }
+  return [];
+}
+
+/** Trusted verifiers: config keys at `trustSha` plus local keys the checked-out change did not add. */
+export async function trustedKeys(
+  git: Git,
+  root: string,
+  trustSha: string,
+  head: string,
+  configPath?: string,
+): Promise<TrustedKeys> {
+  const out: TrustedKeys = { verifiers: [], sources: [], skipped: [] };
+  const add = (pem: Uint8Array, source: string) => {
+    try {
+      out.verifiers.push(verifierFromPem(pem, source));
+      out.sources.push(source);
+    } catch {
+      out.skipped.push(`${source} (not an Ed25519 public key)`);
+    }
+  };
+  for (const path of await configKeysAt(git, root, trustSha, configPath)) {
+    const pem = await git.readFile(root, trustSha, path);
+    if (pem) add(pem, `${trustSha.slice(0, 7)}:${path}`);
+    else out.skipped.push(`${trustSha.slice(0, 7)}:${path} (absent)`);
+  }
+  let local: string[] = [];
+  try {
+    local = readdirSync(join(root, '.revloop', 'keys')).filter((f) => f.endsWith('.pub'));
+  } catch {
+    // No local keys directory.
+  }
+  for (const f of local.sort()) {
+    const rel = `.revloop/keys/${f}`;
+    const bytes = readFileSync(join(root, rel));
+    const atHead = await git.readFile(root, head, rel);
+    if (atHead) {
+      const atTrust = await git.readFile(root, trustSha, rel);
+      if (!atTrust?.equals(atHead)) {
+        out.skipped.push(`${rel} (added or changed by the change under review)`);
+        continue;
+      }
+    }
+    add(bytes, rel);
+  }
+  // The same key listed twice is one key.
+  const seen = new Set<string>();
+  const keep = out.verifiers.map((v) => {
+    if (seen.has(v.keyId)) return false;
+    seen.add(v.keyId);
+    return true;
+  });
+  out.verifiers = out.verifiers.filter((_, i) => keep[i]);
+  out.sources = out.sources.filter((_, i) => keep[i]);
+  return out;
+}

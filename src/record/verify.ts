@@ -1,0 +1,262 @@
+/**
+ * The CI gate (invariant 14): checks a signed record against a checkout and
+ * returns a result; it prints nothing and never throws for a bad record.
+ *
+ * Order: envelope shape, signature by a trusted key, statement shape and
+ * version, then the checkout (subject == HEAD, diff digest of
+ * mergeBase..HEAD, criteria digest at the record's base), then policy
+ * (status completed, outcome clear unless findings are allowed). Nothing here
+ * loads a model SDK, a database driver, zod or the web server: verify is the
+ * fast path of every CI job.
+ */
+import { readFileSync } from 'node:fs';
+import { RevloopError } from '../core/errors.js';
+import { sha256 } from '../io/hash.js';
+import type { Git } from '../ports/git.js';
+import type { Verifier } from '../ports/signer.js';
+import { checkSignatures, IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from './dsse.js';
+import { loadVerifiers } from './keys.js';
+import { PREDICATE_TYPE, PREDICATE_VERSION, STATEMENT_TYPE } from './statement.js';
+import { trustedKeys } from './trusted-keys.js';
+
+export const VerifyCode = {
+  ok: 'ok',
+  /** Policy (exit 1). */
+  not_completed: 'not_completed',
+  findings: 'findings',
+  /** Mismatch with the checkout (exit 3). */
+  subject_mismatch: 'subject_mismatch',
+  diff_mismatch: 'diff_mismatch',
+  criteria_mismatch: 'criteria_mismatch',
+  /** Bad signature, key or format (exit 4). */
+  bad_signature: 'bad_signature',
+  unknown_key: 'unknown_key',
+  malformed: 'malformed',
+  /** The record or a key file cannot be read, or the checkout is unusable (exit 2). */
+  usage: 'usage',
+} as const;
+export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
+
+/** The exit code of each result code (DESIGN.md, command-line contract). */
+export const VERIFY_EXIT: Record<VerifyCode, number> = {
+  ok: 0,
+  not_completed: 1,
+  findings: 1,
+  subject_mismatch: 3,
+  diff_mismatch: 3,
+  criteria_mismatch: 3,
+  bad_signature: 4,
+  unknown_key: 4,
+  malformed: 4,
+  usage: 2,
+};
+
+export interface VerifyResult {
+  ok: boolean;
+  code: VerifyCode;
+  /** One line, e.g. "record covers 1a2b3c4, checkout HEAD is 5d6e7f8". */
+  reason: string;
+  runId: string | null;
+  /** The commit the record covers (its subject), once known. */
+  head: string | null;
+  outcome: string | null;
+  /** The trusted key that verified the signature, once known. */
+  keyId: string | null;
+}
+
+export interface VerifyOptions {
+  git: Git;
+  /** Any directory inside the checkout. */
+  repo: string;
+  /** Trusted public key files; when given, nothing else is trusted. */
+  keys?: string[] | undefined;
+  /** Read the config's trusted keys at this ref instead of the record's base (CI: the target branch). */
+  keysFrom?: string | undefined;
+  /** Accept outcome `findings`. */
+  allowFindings?: boolean | undefined;
+}
+
+interface Predicate {
+  version: unknown;
+  runId: string;
+  snapshot: {
+    base: string;
+    head: string;
+    mergeBase: string;
+    criteriaPath: string;
+    criteriaDigest: string;
+    configFrom?: unknown;
+    configPath?: unknown;
+  };
+  finalHead: string;
+  finalDiffDigest: string;
+  status: string;
+  outcome: string | null;
+}
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const short = (sha: string): string => sha.slice(0, 7);
+
+/** Reads and verifies a record file. A missing or unreadable file is `usage`. */
+export async function verifyRecordFile(path: string, opts: VerifyOptions): Promise<VerifyResult> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return fail('usage', `cannot read record ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  return verifyRecord(text, opts);
+}
+
+/** Verifies envelope text against the checkout at `opts.repo`. */
+export async function verifyRecord(text: string, opts: VerifyOptions): Promise<VerifyResult> {
+  try {
+    return await verifyInner(text, opts);
+  } catch (err) {
+    // A git failure (not a repository, unreadable object) is never a pass.
+    if (err instanceof RevloopError) return fail('usage', err.message);
+    throw err;
+  }
+}
+
+async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyResult> {
+  const { git } = opts;
+  const parsed = parseEnvelope(text);
+  if (!parsed.ok) return fail('malformed', parsed.reason);
+  if (parsed.envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return fail('malformed', `payloadType is ${JSON.stringify(parsed.envelope.payloadType)}`);
+
+  // Parsing before the signature check only tells where the trusted keys
+  // live; nothing below the signature check trusts the payload unsigned.
+  let statement: Record<string, unknown>;
+  try {
+    statement = JSON.parse(parsed.body.toString('utf8'));
+  } catch {
+    return fail('malformed', 'payload is not JSON');
+  }
+  const shape = checkShape(statement);
+  if (typeof shape === 'string') return fail('malformed', shape);
+  const p = shape;
+  const known = { runId: p.runId, head: p.finalHead, outcome: p.outcome };
+
+  const root = await git.root(opts.repo);
+  const checkoutHead = await git.resolve(root, 'HEAD');
+
+  let trusted: Verifier[];
+  let skipped: string[] = [];
+  if (opts.keys && opts.keys.length > 0) {
+    try {
+      trusted = loadVerifiers(opts.keys);
+    } catch (err) {
+      return fail('usage', (err as Error).message, known);
+    }
+  } else {
+    const trustSha = opts.keysFrom ? await git.resolve(root, opts.keysFrom) : p.snapshot.base;
+    if (!(await git.commitExists(root, trustSha)))
+      return fail(
+        'unknown_key',
+        `cannot read trusted keys: commit ${short(trustSha)} is not in this checkout (fetch full history, or pass --key)`,
+        known,
+      );
+    const configPath = typeof p.snapshot.configPath === 'string' ? p.snapshot.configPath : undefined;
+    const t = await trustedKeys(git, root, trustSha, checkoutHead, configPath);
+    trusted = t.verifiers;
+    skipped = t.skipped;
+  }
+  const sig = checkSignatures(parsed.envelope.payloadType, parsed.body, parsed.sigs, trusted);
+  if (!sig.ok) {
+    const note = sig.code === 'unknown_key' && skipped.length ? ` (not trusted: ${skipped.join('; ')})` : '';
+    return fail(sig.code, sig.reason + note, known);
+  }
+  const signed = { ...known, keyId: sig.keyId };
+
+  if (p.finalHead !== checkoutHead)
+    return fail(
+      'subject_mismatch',
+      `record covers ${short(p.finalHead)}, checkout HEAD is ${short(checkoutHead)}`,
+      signed,
+    );
+  const { mergeBase, criteriaPath, criteriaDigest } = p.snapshot;
+  if (!(await git.commitExists(root, mergeBase)))
+    return fail(
+      'diff_mismatch',
+      `merge base ${short(mergeBase)} is not in this checkout (fetch full history)`,
+      signed,
+    );
+  const diff = await git.diffDigest(root, mergeBase, checkoutHead);
+  if (diff !== p.finalDiffDigest)
+    return fail(
+      'diff_mismatch',
+      `diff ${short(mergeBase)}..${short(checkoutHead)} hashes to ${diff.slice(0, 12)}, record says ${p.finalDiffDigest.slice(0, 12)}`,
+      signed,
+    );
+  // The criteria in force are those of the base commit (DESIGN.md: a change
+  // cannot relax its own review), or of the reviewed head when the run was
+  // told to read config from there; the digest is recomputed at that commit.
+  const from = p.snapshot.configFrom === 'head' ? 'head' : 'base';
+  const at = from === 'head' ? p.snapshot.head : p.snapshot.base;
+  const criteria = (await git.commitExists(root, at)) ? await git.readFile(root, at, criteriaPath) : null;
+  if (!criteria)
+    return fail('criteria_mismatch', `criteria ${criteriaPath} not found at ${from} ${short(at)}`, signed);
+  const digest = sha256(criteria);
+  if (digest !== criteriaDigest)
+    return fail(
+      'criteria_mismatch',
+      `criteria ${criteriaPath} at ${from} ${short(at)} hashes to ${digest.slice(0, 12)}, record says ${criteriaDigest.slice(0, 12)}`,
+      signed,
+    );
+
+  if (p.status !== 'completed')
+    return fail('not_completed', `run ${p.runId} ended ${p.status}, not completed`, signed);
+  if (p.outcome !== 'clear' && !(p.outcome === 'findings' && opts.allowFindings))
+    return fail('findings', `run ${p.runId} ended with outcome ${p.outcome}`, signed);
+  return {
+    ok: true,
+    code: 'ok',
+    reason: `record ${p.runId} covers ${short(p.finalHead)}, outcome ${p.outcome}`,
+    ...signed,
+  };
+}
+
+function checkShape(s: Record<string, unknown>): Predicate | string {
+  if (s._type !== STATEMENT_TYPE) return `_type is ${JSON.stringify(s._type)}, not ${STATEMENT_TYPE}`;
+  if (s.predicateType !== PREDICATE_TYPE)
+    return `predicateType is ${JSON.stringify(s.predicateType)}, not ${PREDICATE_TYPE}`;
+  const p = s.predicate as Record<string, unknown> | null;
+  if (typeof p !== 'object' || p === null) return 'statement has no predicate';
+  if (p.version !== PREDICATE_VERSION)
+    return `predicate version ${JSON.stringify(p.version)} is not supported (expected ${PREDICATE_VERSION})`;
+  const subject = Array.isArray(s.subject)
+    ? (s.subject[0] as Record<string, unknown> | undefined)
+    : undefined;
+  const commit = (subject?.digest as Record<string, unknown> | undefined)?.gitCommit;
+  if (!Array.isArray(s.subject) || s.subject.length !== 1 || typeof commit !== 'string' || !SHA.test(commit))
+    return 'subject must be one git commit';
+  const snap = p.snapshot as Record<string, unknown> | null;
+  if (typeof snap !== 'object' || snap === null) return 'predicate has no snapshot';
+  for (const k of ['base', 'head', 'mergeBase'] as const)
+    if (typeof snap[k] !== 'string' || !SHA.test(snap[k] as string)) return `snapshot.${k} is not a commit`;
+  for (const k of ['criteriaPath', 'criteriaDigest'] as const)
+    if (typeof snap[k] !== 'string') return `snapshot.${k} is missing`;
+  for (const k of ['runId', 'finalHead', 'finalDiffDigest', 'status'] as const)
+    if (typeof p[k] !== 'string') return `predicate.${k} is missing`;
+  if (p.finalHead !== commit) return 'subject and predicate.finalHead differ';
+  if (p.outcome !== null && typeof p.outcome !== 'string') return 'predicate.outcome is not a string';
+  return p as unknown as Predicate;
+}
+
+function fail(
+  code: VerifyCode,
+  reason: string,
+  known: { runId?: string; head?: string; outcome?: string | null; keyId?: string } = {},
+): VerifyResult {
+  return {
+    ok: false,
+    code,
+    reason,
+    runId: known.runId ?? null,
+    head: known.head ?? null,
+    outcome: known.outcome ?? null,
+    keyId: known.keyId ?? null,
+  };
+}
