@@ -22,6 +22,7 @@ export const REVLOOP_IDENTITY = { name: 'revloop', email: 'revloop@localhost' } 
  * Creates a `Git` over the git binary. Every call spawns git with an argument
  * array (never a shell); options that change an output revloop hashes or
  * parses are pinned per call, so the user's git config cannot change them.
+ * Needs git 2.31 or newer (`rev-parse --path-format`).
  */
 export function createGit(opts: GitOptions = {}): Git {
   const run = createRunner(opts);

@@ -44,6 +44,27 @@ describe('root', () => {
   });
 });
 
+describe('environment', () => {
+  it('ignores GIT_DIR and GIT_INDEX_FILE inherited from a git hook', async () => {
+    const saved = { dir: process.env.GIT_DIR, index: process.env.GIT_INDEX_FILE };
+    process.env.GIT_DIR = '/nonexistent/.git';
+    process.env.GIT_INDEX_FILE = '/nonexistent/index';
+    try {
+      const hooked = createGit();
+      expect(await hooked.resolve(repo.dir, 'main')).toBe(second);
+      expect(await hooked.status(repo.dir)).toEqual([]);
+    } finally {
+      for (const [k, v] of [
+        ['GIT_DIR', saved.dir],
+        ['GIT_INDEX_FILE', saved.index],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+});
+
 describe('resolve', () => {
   it('resolves branches, HEAD, abbreviations and ancestry to full shas', async () => {
     expect(await git.resolve(repo.dir, 'main')).toBe(second);

@@ -98,6 +98,17 @@ describe('worktrees', () => {
     await expect(git.commitAll(wt, mine, 'x')).rejects.toBeInstanceOf(WorktreeConflictError);
   });
 
+  it('commits with exactly one parent even when the fixer left a merge in progress', async () => {
+    repo.git(['checkout', '--quiet', '-b', `side-${n}`]);
+    repo.write(`side-${n}.txt`, 's\n');
+    const side = repo.commit('side');
+    repo.git(['checkout', '--quiet', 'main']);
+    inWt(['merge', '--no-commit', '--no-ff', side]);
+    writeFileSync(join(wt, 'a.txt'), 'fixed\n');
+    const sha = (await git.commitAll(wt, base, 'fix')) as string;
+    expect(inWt(['rev-list', '--parents', '-n', '1', sha]).split(' ')).toEqual([sha, base]);
+  });
+
   it('resets to a sha, dropping edits, untracked and ignored files, without moving a branch', async () => {
     writeFileSync(join(wt, 'a.txt'), 'edited\n');
     writeFileSync(join(wt, 'untracked.txt'), 'u');
