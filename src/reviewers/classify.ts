@@ -150,8 +150,15 @@ function providerType(e: { type?: unknown; error?: unknown }): string | null {
   return null;
 }
 
+/**
+ * The Retry-After to honour. OpenAI also sends `retry-after-ms`, finer than
+ * whole seconds; it wins and is passed on as fractional seconds, which
+ * parseRetryAfter reads.
+ */
 function retryAfterOf(headers: unknown): string | null {
-  if (headers && typeof (headers as Headers).get === 'function')
-    return (headers as Headers).get('retry-after');
-  return null;
+  if (!headers || typeof (headers as Headers).get !== 'function') return null;
+  const h = headers as Headers;
+  const ms = h.get('retry-after-ms');
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return String(Number(ms) / 1000);
+  return h.get('retry-after');
 }

@@ -59,6 +59,11 @@ describe('classification table', () => {
     expect(classifySdkError(reset, false).cls).toBe('unavailable');
     expect(classifySdkError(new APIConnectionError('Connection error.'), false).cls).toBe('unavailable');
     expect(classifySdkError(new APIConnectionTimeoutError('timed out'), false).cls).toBe('timeout');
+    const finer = new Headers({ 'retry-after': '2', 'retry-after-ms': '1500' });
+    expect(
+      classifySdkError(Object.assign(new Error('429'), { status: 429, headers: finer }), false)
+        .retryAfterHeader,
+    ).toBe('1.5');
     const headers = new Headers({ 'retry-after': '9' });
     expect(classifySdkError(Object.assign(new Error('429'), { status: 429, headers }), false)).toEqual({
       cls: 'rate_limited',

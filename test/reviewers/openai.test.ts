@@ -162,3 +162,18 @@ describe('openai adapter against the fault server', () => {
     }
   });
 });
+
+describe('fault server', () => {
+  it('also answers non-streaming chat completions, as the SDK reads them', async () => {
+    const { default: OpenAI } = await import('openai');
+    server.push(faults.ok('hello', 'served-x'));
+    const client = new OpenAI({ apiKey: KEY, baseURL: server.openaiBaseURL, maxRetries: 0 });
+    const res = await client.chat.completions.create({
+      model: 'asked',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(res.model).toBe('served-x');
+    expect(res.choices[0]?.message.content).toBe('hello');
+    expect(res.choices[0]?.finish_reason).toBe('stop');
+  });
+});

@@ -163,3 +163,12 @@ describe('scripted adapter', () => {
     });
   });
 });
+
+describe('createReviewer', () => {
+  it('refuses a command adapter without a command, with a named error', async () => {
+    const { ReviewerConfigError } = await import('../../src/reviewers/index.js');
+    expect(() =>
+      createReviewer({ adapter: 'command' }, { role: 'fixer', name: 'fixer', repoRoot: '/', env: {} }),
+    ).toThrow(ReviewerConfigError);
+  });
+});
