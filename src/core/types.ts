@@ -175,8 +175,12 @@ export interface Snapshot {
   checks: { name: string; run: string[] }[];
   /** Paths whose edit by the change needs a named person's settlement to end clear. */
   protectedPaths: string[];
+  configPath: string;
   policy: Policy;
   budgets: Budgets;
+  /** Deadline of one call. */
+  callSeconds: number;
+  retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   controllerVersion: string;
 }
 

@@ -1,0 +1,14 @@
+/** `review --apply`: fast-forward the change's branch to the run's fixes, only if it has not moved meanwhile. */
+import type { RunRow } from '../core/ledger.js';
+import type { LoopDeps } from '../loop/deps.js';
+
+export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
+  const s = run.snapshot;
+  if (run.status !== 'completed' || run.outcome !== 'clear') return 'not applied: the run did not end clear';
+  if (run.head === s.head) return 'nothing to apply: the run made no fix commits';
+  if (!s.headRef || s.headRef === 'HEAD')
+    return `not applied: the head was not a branch; the fixes are at ${run.head}`;
+  const ref = s.headRef.startsWith('refs/') ? s.headRef : `refs/heads/${s.headRef}`;
+  await deps.git.updateRef(s.repo, ref, run.head, s.head);
+  return `applied: ${ref} fast-forwarded to ${run.head.slice(0, 12)}`;
+}

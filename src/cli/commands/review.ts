@@ -1,0 +1,85 @@
+import { UsageError } from '../../core/errors.js';
+import { reviewRevision } from '../../loop/operations.js';
+import { loadRunReport } from '../../loop/run-report-loader.js';
+import { renderRunSummary } from '../../report/terminal.js';
+import { applyRun } from '../apply.js';
+import { openRepo } from '../context.js';
+import { Exit } from '../exit-codes.js';
+import { type Command, printJson } from '../io.js';
+import { progressPrinter } from '../progress.js';
+import { runJson } from '../run-json.js';
+
+interface Opts {
+  repo?: string;
+  store?: string;
+  base?: string;
+  head: string;
+  change?: string;
+  config?: string;
+  configFrom: string;
+  out?: string;
+  apply?: boolean;
+  json?: boolean;
+}
+
+/** Exit code of a run: 0 clear, 1 findings, 3 not completed (invariant 1: never 0 without clear). */
+export const exitForRun = (status: string, outcome: string | null): number =>
+  status === 'completed' ? (outcome === 'clear' ? Exit.ok : Exit.findings) : Exit.notCompleted;
+
+const review: Command<Opts> = async (_args, opts, io) => {
+  if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
+    throw new UsageError('--config-from must be "base" or "head"');
+  const progress = progressPrinter(io, io.isTTY && !opts.json);
+  const { store, deps } = await openRepo(io, opts, progress.onEvent);
+  try {
+    const res = await reviewRevision(
+      deps,
+      {
+        repoDir: opts.repo ? opts.repo : io.cwd,
+        baseRef: opts.base,
+        headRef: opts.head,
+        change: opts.change,
+        configPath: opts.config,
+        configFrom: opts.configFrom,
+      },
+      opts.out,
+    );
+    progress.done();
+    if (res.kind === 'deferred') {
+      if (opts.json)
+        printJson(io, {
+          runId: null,
+          status: 'deferred',
+          outcome: null,
+          stopReason: null,
+          limit: res.limit,
+          detail: res.detail,
+          rounds: [],
+          record: null,
+        });
+      else io.stderr(`revloop: admission deferred (${res.limit}): ${res.detail}\n`);
+      return Exit.notCompleted;
+    }
+    const report = await loadRunReport(store, res.run.id);
+    if (!report) throw new Error('run vanished');
+    const applied = opts.apply ? await applyRun(deps, res.run) : null;
+    if (opts.json) printJson(io, { ...runJson(report, res.recordPath), admitted: res.admitted, applied });
+    else {
+      if (res.admitted === 'existing')
+        io.stdout(`(this revision was already admitted as run ${res.run.id})\n`);
+      io.stdout(`${renderRunSummary(report)}\n`);
+      if (res.recordPath) io.stdout(`record: ${res.recordPath}\n`);
+      if (applied) io.stdout(`${applied}\n`);
+      if (res.detached)
+        io.stdout(
+          `stopped before the run ended (${res.detached}); resume with: revloop resume ${res.run.id}\n`,
+        );
+    }
+    return exitForRun(res.run.status, res.run.outcome);
+  } finally {
+    progress.done();
+    await store.close();
+  }
+};
+
+export default review;

@@ -1,0 +1,47 @@
+/** The JSON shape `review`, `resume` and `status RUN` print (README, "review --json"). */
+import type { RunReport } from '../core/run-report.js';
+import { roundLog } from '../core/run-report.js';
+import type { ReviewerReply } from '../core/types.js';
+
+export function runJson(report: RunReport, recordPath: string | null) {
+  const { run } = report;
+  const log = roundLog(report);
+  return {
+    runId: run.id,
+    change: run.snapshot.change,
+    status: run.status,
+    outcome: run.outcome,
+    stopReason: run.stopReason,
+    reason: run.reason,
+    detail: run.detail,
+    base: run.snapshot.base,
+    head: run.snapshot.head,
+    finalHead: run.head,
+    costUsd: Number(run.costUsd.toFixed(6)),
+    rounds: log.rounds.map((r) => ({
+      round: r.round,
+      revision: r.head,
+      blocking: r.blocking,
+      verdicts: report.verdicts
+        .filter((v) => v.round === r.round && v.role === 'reviewer')
+        .map((v) => ({
+          reviewer: v.reviewer,
+          verdict: (v.reply as ReviewerReply).verdict,
+          model: v.modelId,
+        })),
+      findings: r.findings.map((f) => {
+        const row = report.findings.find((x) => x.id === f.id);
+        return {
+          ...f,
+          gate: row?.gate ?? null,
+          refutation: row?.refutation
+            ? { decision: row.refutation.decision, by: row.refutation.by, reason: row.refutation.reason }
+            : null,
+          dispute: row?.dispute ?? null,
+          settlement: row?.settlement ?? null,
+        };
+      }),
+    })),
+    record: recordPath ?? run.recordPath,
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * Admission (invariant 3): resolve the revision, freeze its inputs into a
+ * snapshot, and ask the store for the one run of its admission key.
+ */
+import { canonicalJson } from '../core/canonical-json.js';
+import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
+import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
+import { TEMPLATES } from '../core/prompt.js';
+import type { ReviewerSpec, Snapshot } from '../core/types.js';
+import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
+import { CONTROLLER_VERSION } from '../version.js';
+import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
+import type { LoopDeps } from './deps.js';
+import { ConfigLoadError } from './errors.js';
+
+export interface AdmitRequest {
+  repoDir: string;
+  baseRef?: string | undefined;
+  headRef: string;
+  change?: string | undefined;
+  configPath?: string | undefined;
+  configFrom: 'base' | 'head';
+  limits?: AdmissionLimits | undefined;
+}
+
+export interface Admission {
+  result: AdmitResult;
+  snapshot: Snapshot;
+  snapshotKey: string;
+  loaded: LoadedConfig;
+  repo: string;
+}
+
+const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
+
+export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitRequest) {
+  const { git } = deps;
+  const repo = await git.root(req.repoDir);
+  const head = await git.resolve(repo, req.headRef);
+  let base: string | undefined;
+  if (req.baseRef) base = await git.resolve(repo, req.baseRef);
+  else {
+    for (const b of DEFAULT_BASES) {
+      if (await git.commitExists(repo, b)) {
+        base = await git.resolve(repo, b);
+        break;
+      }
+    }
+    if (!base)
+      throw new ConfigLoadError(
+        'no --base given and none of main, master, origin/main exists: pass --base REF',
+      );
+  }
+  const mergeBase = await git.mergeBase(repo, base, head);
+  // A bare commit id cannot move; a ref name (or HEAD) can, and its move supersedes the run.
+  const headRef =
+    head.startsWith(req.headRef.toLowerCase()) && /^[0-9a-f]{7,64}$/i.test(req.headRef) ? null : req.headRef;
+  return { repo, base, head, mergeBase, headRef };
+}
+
+function spec(
+  name: string,
+  cfg: AgentConfig | ReviewerConfig,
+  template: string,
+  hash: (s: string) => string,
+): ReviewerSpec {
+  return {
+    name,
+    adapter: cfg.adapter,
+    model: cfg.model,
+    promptTemplateDigest: hash(`${template}\n${cfg.instructions ?? ''}`),
+  };
+}
+
+export function buildSnapshot(
+  rev: { repo: string; base: string; head: string; mergeBase: string; headRef: string | null },
+  loaded: LoadedConfig,
+  extra: { change: string; diffDigest: string; configFrom: 'base' | 'head'; settlementsDigest: string },
+  hash: (s: string) => string,
+): Snapshot {
+  const c: Config = loaded.config;
+  return {
+    repo: rev.repo,
+    change: extra.change,
+    base: rev.base,
+    head: rev.head,
+    headRef: rev.headRef,
+    mergeBase: rev.mergeBase,
+    diffDigest: extra.diffDigest,
+    configFrom: extra.configFrom,
+    configPath: loaded.configPath,
+    criteriaPath: c.criteria,
+    criteriaDigest: loaded.criteriaDigest,
+    configDigest: loaded.configDigest,
+    settlementsDigest: extra.settlementsDigest,
+    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, hash)),
+    refuter: c.refuter ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, hash) : null,
+    fixer: c.fixer ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, hash) : null,
+    checks: c.checks.map((k) => ({ name: k.name, run: k.run })),
+    protectedPaths: protectedPaths(loaded),
+    policy: c.policy,
+    budgets: c.budgets,
+    callSeconds: c.timeouts.callSeconds,
+    retry: c.retry,
+    controllerVersion: CONTROLLER_VERSION,
+  };
+}
+
+/** The settlements a named person made on this change's findings, by fingerprint: they carry over to a new run. */
+export async function changeSettlements(deps: Pick<LoopDeps, 'store' | 'hash'>, changeKey: string) {
+  const out = new Map<
+    string,
+    {
+      findingId: string;
+      runId: string;
+      by: string;
+      decision: 'upheld' | 'overturned';
+      note: string | null;
+      at: number;
+    }
+  >();
+  for (const run of await deps.store.listRuns({ changeKey })) {
+    for (const f of await deps.store.listFindings(run.id)) {
+      if (!f.settlement) continue;
+      const fp = findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, deps.hash);
+      const prev = out.get(fp);
+      if (!prev || prev.at < f.settlement.at)
+        out.set(fp, { findingId: f.id, runId: run.id, ...f.settlement });
+    }
+  }
+  return out;
+}
+
+export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admission> {
+  const rev = await resolveRevision(deps, req);
+  const source = req.configFrom === 'head' ? rev.head : rev.base;
+  const loaded = await loadConfigAt(deps.git, rev.repo, source, req.configPath);
+  const diffDigest = await deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head);
+  const change = req.change ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
+  const changeKey = `${rev.repo}#${change}`;
+  const settled = await changeSettlements(deps, changeKey);
+  const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));
+  const snapshot = buildSnapshot(
+    rev,
+    loaded,
+    { change, diffDigest, configFrom: req.configFrom, settlementsDigest },
+    deps.hash,
+  );
+  const sKey = snapshotKey(snapshot, deps.hash);
+  const aKey = admissionKey(
+    {
+      repo: rev.repo,
+      base: rev.base,
+      head: rev.head,
+      diffDigest,
+      criteriaDigest: loaded.criteriaDigest,
+      configDigest: deps.hash(`${loaded.configDigest}:${req.configFrom}:${settlementsDigest}`),
+    },
+    deps.hash,
+  );
+  const c = loaded.config.admission;
+  const limits: AdmissionLimits = {
+    maxActive: req.limits?.maxActive ?? c.maxActive,
+    costBudgetUsd: req.limits?.costBudgetUsd ?? c.costBudgetUsd,
+    costWindowSeconds: req.limits?.costWindowSeconds ?? c.costWindowSeconds,
+    estimatedCostUsd: loaded.config.budgets.costUsd,
+  };
+  const result = await deps.store.admit({
+    runId: deps.newRunId(),
+    admissionKey: aKey,
+    changeKey,
+    repo: rev.repo,
+    snapshotKey: sKey,
+    snapshot,
+    limits,
+  });
+  return { result, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
+}

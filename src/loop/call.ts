@@ -1,0 +1,155 @@
+/**
+ * One call of one agent under its call key (invariants 6 and 7): a recorded
+ * verdict is returned as is; otherwise attempts are made and recorded, only
+ * rate limits, unavailability, timeouts and truncations are retried, with
+ * jittered backoff, and the first valid reply is recorded once.
+ */
+import { callKey as makeCallKey } from '../core/keys.js';
+import type { Lease, VerdictRow } from '../core/ledger.js';
+import { nextRetry } from '../core/retry-policy.js';
+import type { CallClass, Role, Stage } from '../core/types.js';
+import type { Reviewer } from '../ports/reviewer.js';
+import type { RunContext } from './run-context.js';
+
+export interface CallSpec {
+  role: Role;
+  name: string;
+  round: number;
+  stage: Stage;
+  prompt: string;
+  reviewer: Reviewer;
+  /** The revision the call looks at. */
+  head: string;
+  repoDir: string;
+  /** Runs before each attempt (the fixer's worktree is reset to the revision). */
+  beforeAttempt?: (() => Promise<void>) | undefined;
+  /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
+  finish?: ((reply: unknown) => Promise<unknown>) | undefined;
+}
+
+export type CallOutcome =
+  | { ok: true; verdict: VerdictRow; fresh: boolean }
+  | { ok: false; class: Exclude<CallClass, 'ok'>; detail: string; attempts: number };
+
+export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): Promise<CallOutcome> {
+  const { deps, snapshot } = ctx;
+  const promptDigest = deps.hash(spec.prompt);
+  const key = makeCallKey(
+    {
+      snapshotKey: ctx.run.snapshotKey,
+      round: spec.round,
+      stage: spec.stage,
+      role: spec.role,
+      name: spec.name,
+      promptDigest,
+    },
+    deps.hash,
+  );
+  const recorded = ctx.verdicts.get(key);
+  if (recorded) return { ok: true, verdict: recorded, fresh: false };
+  ctx.savePrompt(promptDigest, spec.prompt);
+
+  let attempt = ctx.attemptsOf(key);
+  for (;;) {
+    ctx.checkBudgets();
+    attempt++;
+    await spec.beforeAttempt?.();
+    await deps.store.beginAttempt(lease, {
+      callKey: key,
+      attemptNo: attempt,
+      round: spec.round,
+      stage: spec.stage,
+      role: spec.role,
+      reviewer: spec.name,
+    });
+    deps.onEvent?.({
+      kind: 'call',
+      runId: ctx.run.id,
+      round: spec.round,
+      role: spec.role,
+      name: spec.name,
+      attempt,
+    });
+    deps.crashPoint?.(`call:${spec.stage}`);
+    const now = deps.clock.now();
+    const res = await spec.reviewer.call({
+      callKey: key,
+      role: spec.role,
+      name: spec.name,
+      round: spec.round,
+      prompt: spec.prompt,
+      promptDigest,
+      base: snapshot.base,
+      head: spec.head,
+      repoDir: spec.repoDir,
+      deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
+      signal: deps.signal,
+    });
+    if (res.ok) {
+      let reply: unknown;
+      try {
+        reply = spec.finish ? await spec.finish(res.reply) : res.reply;
+      } catch (err) {
+        const detail = (err as Error).message;
+        await deps.store.endAttempt(lease, key, attempt, 'failed', detail);
+        return { ok: false, class: 'failed', detail, attempts: attempt };
+      }
+      await deps.store.endAttempt(lease, key, attempt, 'ok', null);
+      const { verdict } = await deps.store.recordVerdict(lease, {
+        callKey: key,
+        runId: ctx.run.id,
+        round: spec.round,
+        stage: spec.stage,
+        role: spec.role,
+        reviewer: spec.name,
+        revision: spec.head,
+        promptDigest,
+        modelId: res.modelId,
+        reply,
+        costUsd: res.costUsd,
+      });
+      ctx.verdicts.set(key, verdict);
+      ctx.addCost(verdict.costUsd);
+      deps.onEvent?.({
+        kind: 'call_done',
+        runId: ctx.run.id,
+        round: spec.round,
+        role: spec.role,
+        name: spec.name,
+        class: 'ok',
+        costUsd: verdict.costUsd,
+      });
+      return { ok: true, verdict, fresh: true };
+    }
+    await deps.store.endAttempt(lease, key, attempt, res.class, res.detail);
+    deps.onEvent?.({
+      kind: 'call_done',
+      runId: ctx.run.id,
+      round: spec.round,
+      role: spec.role,
+      name: spec.name,
+      class: res.class,
+      costUsd: 0,
+    });
+    if (deps.signal?.aborted)
+      return { ok: false, class: 'unknown', detail: 'stopped by signal', attempts: attempt };
+    const next = nextRetry({
+      cls: res.class,
+      attempt,
+      maxAttempts: snapshot.retry.attempts,
+      baseDelayMs: snapshot.retry.baseDelayMs,
+      maxDelayMs: snapshot.retry.maxDelayMs,
+      retryAfterMs: res.retryAfterMs,
+      random: () => deps.random.next(),
+    });
+    if (!next.retry) return { ok: false, class: res.class, detail: res.detail, attempts: attempt };
+    deps.onEvent?.({
+      kind: 'retry',
+      runId: ctx.run.id,
+      name: spec.name,
+      class: res.class,
+      delayMs: next.delayMs,
+    });
+    await deps.clock.sleep(next.delayMs, deps.signal);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The composition root of the loop: picks the adapters (git binary, store by
+ * URL, reviewer factory, system clock) for a command. Tests build LoopDeps
+ * themselves with the parts they want.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { LeaseOwner } from '../core/ledger.js';
+import { createGit } from '../git/index.js';
+import { sha256 } from '../io/hash.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { createReviewer } from '../reviewers/index.js';
+import { DEFAULT_STORE_URL, openStore } from '../store/index.js';
+import { CONFIG_NAMES } from './config-loader.js';
+import { crashPointFromEnv } from './crash-point.js';
+import type { LoopDeps, LoopEvent } from './deps.js';
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    }),
+};
+
+export function processOwner(): LeaseOwner {
+  const host = hostname();
+  return { id: `${host}:${process.pid}:${randomBytes(4).toString('hex')}`, host, pid: process.pid };
+}
+
+/** Time-ordered, unique run ids: `r` + base36 time + random. */
+export const newRunId = (): string => `r${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+
+/**
+ * The ledger URL: --store, else REVLOOP_STORE, else the `store:` key of the
+ * config in the working tree, else the embedded default. (The ledger is
+ * needed before any commit is resolved, so it cannot come from the base commit.)
+ */
+export function storeUrlFor(repoRoot: string, flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag) return flag;
+  if (env.REVLOOP_STORE) return env.REVLOOP_STORE;
+  for (const name of CONFIG_NAMES) {
+    const p = join(repoRoot, name);
+    if (!existsSync(p)) continue;
+    try {
+      const raw = name.endsWith('.json')
+        ? JSON.parse(readFileSync(p, 'utf8'))
+        : parseYaml(readFileSync(p, 'utf8'));
+      if (raw && typeof raw === 'object' && typeof (raw as { store?: unknown }).store === 'string')
+        return (raw as { store: string }).store;
+    } catch {
+      // an invalid config is reported by admission, with its key
+    }
+    break;
+  }
+  return DEFAULT_STORE_URL;
+}
+
+export async function openRepoStore(
+  repoRoot: string,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Store> {
+  return openStore(storeUrlFor(repoRoot, flag, env), { repoRoot });
+}
+
+export interface ComposeOptions {
+  store: Store;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  onEvent?: ((e: LoopEvent) => void) | undefined;
+  leaseTtlMs?: number | undefined;
+}
+
+export function composeDeps(o: ComposeOptions): LoopDeps {
+  const random = { next: () => randomBytes(4).readUInt32BE(0) / 2 ** 32 };
+  return {
+    store: o.store,
+    git: createGit(),
+    clock: systemClock,
+    random,
+    hash: sha256,
+    owner: processOwner(),
+    createReviewer,
+    env: o.env,
+    leaseTtlMs: o.leaseTtlMs ?? Number(o.env.REVLOOP_LEASE_MS ?? 30_000),
+    stateDir: (root) => join(root, '.revloop'),
+    onEvent: o.onEvent,
+    crashPoint: crashPointFromEnv(o.env.REVLOOP_CRASH_AT, () => process.kill(process.pid, 'SIGKILL')),
+    signal: o.signal,
+    newRunId,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Loads the config and criteria from a commit (the base by default, so a
+ * change cannot relax its own review). Every problem is one line naming the
+ * file and the key.
+ */
+import { parse as parseYaml } from 'yaml';
+import { type Config, parseConfig } from '../core/config.js';
+import { sha256 } from '../io/hash.js';
+import type { Git } from '../ports/git.js';
+import { ConfigLoadError } from './errors.js';
+
+export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
+
+export interface LoadedConfig {
+  config: Config;
+  configPath: string;
+  configDigest: string;
+  criteria: string;
+  criteriaDigest: string;
+  /** The commit both were read from. */
+  source: string;
+}
+
+/** Parses config text; `file` is only used to name it in errors. */
+export function parseConfigText(text: string, file: string): Config {
+  let raw: unknown;
+  try {
+    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: false });
+  } catch (err) {
+    const msg = (err as Error).message.split('\n')[0] ?? 'parse error';
+    throw new ConfigLoadError(`${file}: invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${msg}`, {
+      file,
+    });
+  }
+  if (raw === null || raw === undefined) throw new ConfigLoadError(`${file}: the file is empty`, { file });
+  const res = parseConfig(raw);
+  if (!res.ok) throw new ConfigLoadError(`${file}: ${res.path}: ${res.message}`, { file, key: res.path });
+  return res.config;
+}
+
+export async function loadConfigAt(
+  git: Git,
+  repo: string,
+  commit: string,
+  explicitPath?: string,
+): Promise<LoadedConfig> {
+  const names = explicitPath ? [explicitPath] : CONFIG_NAMES;
+  let configPath: string | undefined;
+  let bytes: Buffer | null = null;
+  for (const name of names) {
+    bytes = await git.readFile(repo, commit, name);
+    if (bytes) {
+      configPath = name;
+      break;
+    }
+  }
+  if (!bytes || !configPath) {
+    throw new ConfigLoadError(
+      `no ${names.join(' or ')} in commit ${commit.slice(0, 12)} (config is read from that commit: commit it there, or pass --config-from head)`,
+      { commit },
+    );
+  }
+  const config = parseConfigText(bytes.toString('utf8'), configPath);
+  const criteriaBytes = await git.readFile(repo, commit, config.criteria);
+  if (!criteriaBytes) {
+    throw new ConfigLoadError(
+      `${configPath}: criteria: file "${config.criteria}" not found in commit ${commit.slice(0, 12)}`,
+      {
+        key: 'criteria',
+      },
+    );
+  }
+  return {
+    config,
+    configPath,
+    configDigest: sha256(bytes),
+    criteria: criteriaBytes.toString('utf8'),
+    criteriaDigest: sha256(criteriaBytes),
+    source: commit,
+  };
+}
+
+/**
+ * Paths whose edit by the change needs a named person's settlement to end
+ * clear: the config, the criteria, every repository file the config names
+ * (reviewer commands and scripts, keys) and `protect`.
+ */
+export function protectedPaths(loaded: LoadedConfig): string[] {
+  const c = loaded.config;
+  const named = new Set<string>([loaded.configPath, c.criteria, ...c.keys, ...c.protect]);
+  const agents = [...c.reviewers, c.refuter, c.fixer].filter((a) => a !== undefined);
+  for (const a of agents) {
+    if (a.script && !a.script.startsWith('/')) named.add(normalizePath(a.script));
+    for (const arg of a.command ?? []) {
+      if (/^(\.\/)?[\w.-]+(\/[\w.-]+)+$/.test(arg) || /^[\w-]+\.(m?js|ts|py|sh|rb)$/.test(arg))
+        named.add(normalizePath(arg));
+    }
+  }
+  for (const chk of c.checks) {
+    for (const arg of chk.run) if (/^(\.\/)?[\w.-]+\/[\w./-]+$/.test(arg)) named.add(normalizePath(arg));
+  }
+  return [...named].sort();
+}
+
+const normalizePath = (p: string): string => p.replace(/^\.\//, '');

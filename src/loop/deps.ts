@@ -1,0 +1,55 @@
+/**
+ * What the driver needs from the outside world, picked by the composition
+ * root (the CLI or a test). Nothing in src/loop reaches for a global.
+ */
+import type { Hash } from '../core/canonical-json.js';
+import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import type { LeaseOwner } from '../core/ledger.js';
+import type { Role } from '../core/types.js';
+import type { Clock, Random } from '../ports/clock.js';
+import type { Git } from '../ports/git.js';
+import type { Reviewer } from '../ports/reviewer.js';
+import type { Store } from '../ports/store.js';
+
+export type ReviewerFactory = (
+  cfg: AgentConfig | ReviewerConfig,
+  ctx: { role: Role; name: string; repoRoot: string; env: NodeJS.ProcessEnv },
+) => Reviewer;
+
+/** What the driver reports as it goes: live progress on a terminal, the dashboard's event feed. */
+export type LoopEvent =
+  | { kind: 'stage'; runId: string; round: number; stage: string; head: string }
+  | { kind: 'call'; runId: string; round: number; role: Role; name: string; attempt: number }
+  | {
+      kind: 'call_done';
+      runId: string;
+      round: number;
+      role: Role;
+      name: string;
+      class: string;
+      costUsd: number;
+    }
+  | { kind: 'retry'; runId: string; name: string; class: string; delayMs: number }
+  | { kind: 'end'; runId: string; status: string; outcome: string | null };
+
+export interface LoopDeps {
+  store: Store;
+  git: Git;
+  clock: Clock;
+  random: Random;
+  hash: Hash;
+  owner: LeaseOwner;
+  createReviewer: ReviewerFactory;
+  /** The environment agents inherit (API keys are read from it by name, never stored). */
+  env: NodeJS.ProcessEnv;
+  leaseTtlMs: number;
+  /** Where this machine keeps prompts, records, keys and worktrees (`<repo>/.revloop`). */
+  stateDir: (repoRoot: string) => string;
+  onEvent?: ((e: LoopEvent) => void) | undefined;
+  /** Kill-harness hook: called at every stage boundary with its name. */
+  crashPoint?: ((name: string) => void) | undefined;
+  /** Stop at the next boundary (SIGTERM: finish the current call, release the lease). */
+  signal?: AbortSignal | undefined;
+  /** A fresh, unique run id. */
+  newRunId: () => string;
+}

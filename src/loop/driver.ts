@@ -1,0 +1,228 @@
+/**
+ * The driver: holds a run through its lease and walks it round by round,
+ * skipping every stage the ledger already holds for this snapshot (so a
+ * resumed run costs at most the interrupted call), until the pure decision
+ * says stop or an input check, a budget or a failed call ends it.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RoundDecision } from '../core/decide.js';
+import { RevloopError } from '../core/errors.js';
+import type { Lease, RunRow } from '../core/ledger.js';
+import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import { loadConfigAt } from './config-loader.js';
+import type { LoopDeps } from './deps.js';
+import { writeEscalation } from './escalation.js';
+import { keepLease } from './lease-keeper.js';
+import { LineFacts } from './line-facts.js';
+import { type Agent, RunContext, RunEnd } from './run-context.js';
+import { loadRunReport } from './run-report-loader.js';
+import { checksStage } from './stages/checks.js';
+import { type DecideResult, decideStage } from './stages/decide.js';
+import type { FixResult } from './stages/fix.js';
+import { fixStage } from './stages/fix.js';
+import { refuteStage } from './stages/refute.js';
+import { reviewStage } from './stages/review.js';
+import { writeRunRecord } from './write-record.js';
+
+/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
+const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
+
+export interface DriveOptions {
+  /** Also write the signed record here. */
+  out?: string | undefined;
+}
+
+export interface DriveResult {
+  run: RunRow;
+  recordPath: string | null;
+  /** Set when this process stopped holding the run before it ended (signal, lost lease). */
+  detached: 'signal' | 'fenced_out' | null;
+}
+
+class Stopped extends Error {}
+
+export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions = {}): Promise<DriveResult> {
+  const keeper = keepLease(deps.store, lease, deps.leaseTtlMs);
+  const boundary = (name: string) => {
+    deps.crashPoint?.(name);
+    const lost = keeper.lost();
+    if (lost) throw lost;
+    if (deps.signal?.aborted) throw new Stopped();
+  };
+  try {
+    const run = await deps.store.getRun(lease.runId);
+    if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
+    let ctx: RunContext;
+    try {
+      ctx = await buildContext(deps, run);
+    } catch (err) {
+      if (err instanceof RunEnd) return await finish(deps, lease, run, err.end, opts);
+      throw err;
+    }
+    await deps.store.markInterruptedAttempts(lease);
+    try {
+      const end = await walk(ctx, lease, boundary);
+      return await finish(deps, lease, ctx.run, end, opts, ctx);
+    } catch (err) {
+      if (err instanceof RunEnd) return await finish(deps, lease, ctx.run, err.end, opts, ctx);
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof Stopped) {
+      await deps.store.releaseLease(lease).catch(() => undefined);
+      return { run: (await deps.store.getRun(lease.runId)) as RunRow, recordPath: null, detached: 'signal' };
+    }
+    if (err instanceof RevloopError && err.code === 'fenced_out') {
+      return {
+        run: (await deps.store.getRun(lease.runId)) as RunRow,
+        recordPath: null,
+        detached: 'fenced_out',
+      };
+    }
+    throw err;
+  } finally {
+    keeper.stop();
+  }
+}
+
+async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => void): Promise<TerminalEnd> {
+  const { deps } = ctx;
+  const s = ctx.snapshot;
+  const lines = new LineFacts(deps.git, s.repo);
+  const diffs = new Map<string, string>();
+  const diffOf = async (head: string) => {
+    let d = diffs.get(head);
+    if (d === undefined) {
+      d = await deps.git.diffText(s.repo, s.mergeBase, head, MAX_PROMPT_DIFF_BYTES).catch((err: Error) => {
+        throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
+      });
+      diffs.set(head, d);
+    }
+    return d;
+  };
+  const refresh = async () => {
+    for (const row of await deps.store.listStages(ctx.run.id)) ctx.noteStage(row);
+  };
+  const event = (round: number, stage: string) =>
+    deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
+
+  if (s.checks.length > 0 && !ctx.stage(0, 'checks')) {
+    boundary('before:checks');
+    event(0, 'checks');
+    await checksStage(ctx, lease, 0);
+    await refresh();
+  }
+  for (let round = 1; ; round++) {
+    const expected =
+      round === 1 ? s.diffDigest : (ctx.stage(round - 1, 'fix')?.result as FixResult).diffDigest;
+    let decision: RoundDecision | undefined = (ctx.stage(round, 'decide')?.result as DecideResult | undefined)
+      ?.decision;
+    if (!decision) {
+      ctx.checkBudgets();
+      await deps.store.beginRound(lease, round, ctx.run.head);
+      if (!ctx.stage(round, 'review')) {
+        boundary('before:review');
+        event(round, 'review');
+        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines);
+        await refresh();
+      }
+      if (!ctx.stage(round, 'refute')) {
+        boundary('before:refute');
+        event(round, 'refute');
+        await refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected);
+        await refresh();
+      }
+      boundary('before:decide');
+      event(round, 'decide');
+      decision = (await decideStage(ctx, lease, round, lines)).decision;
+      await refresh();
+    }
+    if (decision.kind === 'stop') return completedEnd(decision.outcome, decision.stopReason);
+    if (!ctx.stage(round, 'fix')) {
+      ctx.checkBudgets();
+      boundary('before:fix');
+      event(round, 'fix');
+      await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, decision.blockers);
+      await refresh();
+    }
+    if (s.checks.length > 0 && !ctx.stage(round, 'checks')) {
+      boundary('before:checks');
+      event(round, 'checks');
+      await checksStage(ctx, lease, round);
+      await refresh();
+    }
+  }
+}
+
+async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
+  const s = run.snapshot;
+  const { git, store } = deps;
+  for (const sha of new Set([s.base, s.head, s.mergeBase, run.head])) {
+    if (!(await git.commitExists(s.repo, sha).catch(() => false))) {
+      throw new RunEnd(
+        unfinishedEnd('unknown', 'unresumable', `commit ${sha.slice(0, 12)} no longer exists in ${s.repo}`),
+      );
+    }
+  }
+  const loaded = await loadConfigAt(
+    git,
+    s.repo,
+    s.configFrom === 'head' ? s.head : s.base,
+    s.configPath,
+  ).catch((err: Error) => {
+    throw new RunEnd(unfinishedEnd('aborted', 'rules_changed', err.message));
+  });
+  if (loaded.configDigest !== s.configDigest || loaded.criteriaDigest !== s.criteriaDigest) {
+    throw new RunEnd(
+      unfinishedEnd('aborted', 'rules_changed', 'config or criteria differ from the snapshot'),
+    );
+  }
+  const c = loaded.config;
+  const make = (
+    cfg: NonNullable<typeof c.refuter>,
+    role: 'reviewer' | 'refuter' | 'fixer',
+    name: string,
+  ): Agent => ({
+    name,
+    cfg,
+    reviewer: deps.createReviewer(cfg, { role, name, repoRoot: s.repo, env: deps.env }),
+  });
+  const reviewers = c.reviewers.map((r) => make(r, 'reviewer', r.name));
+  const refuter = c.refuter ? make(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null;
+  const fixer = c.fixer ? make(c.fixer, 'fixer', c.fixer.name ?? 'fixer') : null;
+  const [rounds, verdicts, attempts, stages] = await Promise.all([
+    store.listRounds(run.id),
+    store.listVerdicts(run.id),
+    store.listAttempts(run.id),
+    store.listStages(run.id),
+  ]);
+  const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
+  const worktree = join(tmpdir(), 'revloop-worktrees', run.id);
+  return new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, worktree, {
+    verdicts,
+    attempts,
+    stages,
+  });
+}
+
+async function finish(
+  deps: LoopDeps,
+  lease: Lease,
+  run: RunRow,
+  end: TerminalEnd,
+  opts: DriveOptions,
+  ctx?: RunContext,
+): Promise<DriveResult> {
+  deps.crashPoint?.('before:finish');
+  const row = await deps.store.finishRun(lease, end);
+  deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
+  deps.crashPoint?.('after:finish');
+  if (ctx) await deps.git.removeWorktree(run.snapshot.repo, ctx.worktree).catch(() => undefined);
+  const recordPath = row.status === 'completed' ? await writeRunRecord(deps, row, opts.out) : null;
+  if (row.stopReason === 'no_progress') {
+    const report = await loadRunReport(deps.store, row.id);
+    if (report) writeEscalation(deps.stateDir(run.snapshot.repo), report);
+  }
+  return { run: (await deps.store.getRun(row.id)) ?? row, recordPath, detached: null };
+}

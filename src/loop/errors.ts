@@ -1,0 +1,32 @@
+/** Errors of the loop driver. */
+import { RevloopError } from '../core/errors.js';
+
+/** The config or criteria could not be loaded or is invalid (exit 2). */
+export class ConfigLoadError extends RevloopError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('config', message, data);
+  }
+}
+
+export class UnknownRunError extends RevloopError {
+  constructor(readonly runId: string) {
+    super('unknown_run', `no run matches "${runId}"`, { runId });
+  }
+}
+
+/** Admission deferred by the queue's capacity or the cost budget. */
+export class AdmissionDeferredError extends RevloopError {
+  constructor(
+    readonly limit: 'capacity' | 'cost',
+    detail: string,
+  ) {
+    super('deferred', `admission deferred (${limit}): ${detail}`, { limit });
+  }
+}
+
+/** Another live process holds the run. */
+export class RunBusyError extends RevloopError {
+  constructor(runId: string, owner: string) {
+    super('run_busy', `run ${runId} is held by ${owner}`, { runId, owner });
+  }
+}

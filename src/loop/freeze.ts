@@ -1,0 +1,55 @@
+/**
+ * Invariant 4: before each stage and before recording its result, the inputs
+ * are checked against the snapshot. A new push supersedes the run; a diff that
+ * no longer hashes to its digest is stale context; changed criteria or config
+ * are changed rules.
+ */
+import { unfinishedEnd } from '../core/run-state.js';
+import { sha256 } from '../io/hash.js';
+import { type RunContext, RunEnd } from './run-context.js';
+
+export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): Promise<void> {
+  const { git } = ctx.deps;
+  const s = ctx.snapshot;
+  if (s.headRef !== null) {
+    let now: string | null;
+    try {
+      now = await git.resolve(s.repo, s.headRef);
+    } catch {
+      now = null;
+    }
+    if (now !== s.head) {
+      throw new RunEnd(
+        unfinishedEnd(
+          'aborted',
+          'superseded',
+          `${s.headRef} moved from ${s.head.slice(0, 12)} to ${now ? now.slice(0, 12) : '(deleted)'}`,
+        ),
+      );
+    }
+  }
+  const digest = await git.diffDigest(s.repo, s.mergeBase, ctx.run.head);
+  if (digest !== expectedDiffDigest) {
+    throw new RunEnd(
+      unfinishedEnd(
+        'failed',
+        'stale_context',
+        `diff of ${ctx.run.head.slice(0, 12)} no longer hashes to its digest`,
+      ),
+    );
+  }
+  // With configFrom=head the rules live at the revision under review, which a fix can edit.
+  const source = s.configFrom === 'head' ? ctx.run.head : s.base;
+  const config = await git.readFile(s.repo, source, s.configPath);
+  const criteria = await git.readFile(s.repo, source, s.criteriaPath);
+  if (!criteria || sha256(criteria) !== s.criteriaDigest) {
+    throw new RunEnd(
+      unfinishedEnd('aborted', 'rules_changed', `criteria ${s.criteriaPath} changed since admission`),
+    );
+  }
+  if (!config || sha256(config) !== s.configDigest) {
+    throw new RunEnd(
+      unfinishedEnd('aborted', 'rules_changed', `config ${s.configPath} changed since admission`),
+    );
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * What the commands do with the driver: review (admit, then run or join the
+ * run of the same admission key), resume, and the worker's claim loop.
+ */
+import { hostname } from 'node:os';
+import type { Lease, RunRow } from '../core/ledger.js';
+import { isTerminal } from '../core/types.js';
+import { type Admission, type AdmitRequest, admit } from './admission.js';
+import type { LoopDeps } from './deps.js';
+import { type DriveResult, driveRun } from './driver.js';
+import { RunBusyError, UnknownRunError } from './errors.js';
+import { writeRunRecord } from './write-record.js';
+
+export type ReviewOutcome =
+  | { kind: 'deferred'; limit: 'capacity' | 'cost'; detail: string }
+  | {
+      kind: 'run';
+      admitted: 'created' | 'existing';
+      run: RunRow;
+      recordPath: string | null;
+      detached: DriveResult['detached'];
+    };
+
+/** Whether a process id on this host still exists. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes a run whose owner is gone: at once when the owner was a process on
+ * this host that no longer exists, otherwise only once its lease expired.
+ */
+export async function takeOver(deps: LoopDeps, run: RunRow): Promise<Lease | null> {
+  const lease = await deps.store.acquireLease(run.id, deps.owner, deps.leaseTtlMs);
+  if (lease) return lease;
+  const o = run.leaseOwner;
+  if (o && o.host === hostname() && o.pid !== process.pid && !pidAlive(o.pid)) {
+    return deps.store.acquireLease(run.id, deps.owner, deps.leaseTtlMs, run.fencingToken);
+  }
+  return null;
+}
+
+async function finishedRun(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
+  if (run.status !== 'completed') return run.recordPath;
+  if (run.recordPath && !out) return run.recordPath;
+  return writeRunRecord(deps, run, out);
+}
+
+/** Runs a held-or-free run to its end, or waits for the live process that holds it. */
+async function joinRun(
+  deps: LoopDeps,
+  first: RunRow,
+  out?: string,
+): Promise<Omit<Extract<ReviewOutcome, { kind: 'run' }>, 'admitted'>> {
+  let run = first;
+  const giveUpAt = deps.clock.now() + (run.snapshot.budgets.wallSeconds + 60) * 1000;
+  for (;;) {
+    if (isTerminal(run.status))
+      return { kind: 'run', run, recordPath: await finishedRun(deps, run, out), detached: null };
+    const lease = await takeOver(deps, run);
+    if (lease) {
+      const r = await driveRun(deps, lease, { out });
+      return { kind: 'run', run: r.run, recordPath: r.recordPath, detached: r.detached };
+    }
+    if (deps.signal?.aborted || deps.clock.now() > giveUpAt) {
+      return { kind: 'run', run, recordPath: null, detached: deps.signal?.aborted ? 'signal' : null };
+    }
+    await deps.clock.sleep(500, deps.signal);
+    run = (await deps.store.getRun(run.id)) ?? run;
+  }
+}
+
+export async function reviewRevision(
+  deps: LoopDeps,
+  req: AdmitRequest,
+  out?: string,
+): Promise<ReviewOutcome & { admission?: Admission }> {
+  const admission = await admit(deps, req);
+  const r = admission.result;
+  if (r.kind === 'deferred') return { kind: 'deferred', limit: r.limit, detail: r.detail, admission };
+  return { ...(await joinRun(deps, r.run, out)), admitted: r.kind, admission };
+}
+
+export async function findRunOrThrow(deps: Pick<LoopDeps, 'store'>, idOrPrefix: string): Promise<RunRow> {
+  const run = await deps.store.findRun(idOrPrefix);
+  if (!run) throw new UnknownRunError(idOrPrefix);
+  return run;
+}
+
+/** `revloop resume RUN`: finishes a run whose owner died (or writes a completed run's missing record). */
+export async function resumeRun(
+  deps: LoopDeps,
+  idOrPrefix: string,
+  out?: string,
+): Promise<Omit<Extract<ReviewOutcome, { kind: 'run' }>, 'admitted'>> {
+  const run = await findRunOrThrow(deps, idOrPrefix);
+  if (isTerminal(run.status))
+    return { kind: 'run', run, recordPath: await finishedRun(deps, run, out), detached: null };
+  const lease = await takeOver(deps, run);
+  if (!lease) {
+    const o = run.leaseOwner;
+    throw new RunBusyError(
+      run.id,
+      o
+        ? `process ${o.pid} on ${o.host} (lease live until ${new Date(run.leaseExpiresAt ?? 0).toISOString()})`
+        : 'another worker',
+    );
+  }
+  const r = await driveRun(deps, lease, { out });
+  return { kind: 'run', run: r.run, recordPath: r.recordPath, detached: r.detached };
+}
+
+export interface WorkerOptions {
+  concurrency: number;
+  exitWhenIdle: boolean;
+  idleSleepMs?: number | undefined;
+  onRun?: ((r: DriveResult) => void) | undefined;
+}
+
+/** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
+export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
+  let runs = 0;
+  const lane = async () => {
+    for (;;) {
+      if (deps.signal?.aborted) return;
+      const lease = await deps.store.claimNext(deps.owner, deps.leaseTtlMs);
+      if (!lease) {
+        if (opts.exitWhenIdle) return;
+        await deps.clock.sleep(opts.idleSleepMs ?? 1000, deps.signal);
+        continue;
+      }
+      const r = await driveRun(deps, lease);
+      runs++;
+      opts.onRun?.(r);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, lane));
+  return { runs };
+}

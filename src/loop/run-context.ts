@@ -1,0 +1,115 @@
+/**
+ * Everything the driver knows about the run it holds: the frozen snapshot, the
+ * config re-read from the snapshot's source commit, the agents, and what the
+ * ledger already recorded (so a resumed run skips every completed stage and
+ * reuses every recorded verdict).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
+import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import type { Snapshot, Stage } from '../core/types.js';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import type { Reviewer } from '../ports/reviewer.js';
+import type { LoadedConfig } from './config-loader.js';
+import type { LoopDeps } from './deps.js';
+
+/** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
+export class RunEnd extends Error {
+  constructor(readonly end: TerminalEnd) {
+    super(`${end.status}: ${end.reason ?? end.stopReason}${end.detail ? `: ${end.detail}` : ''}`);
+  }
+}
+
+export interface Agent {
+  name: string;
+  cfg: AgentConfig | ReviewerConfig;
+  reviewer: Reviewer;
+}
+
+export class RunContext {
+  readonly verdicts = new Map<string, VerdictRow>();
+  private readonly attempts = new Map<string, number>();
+  private readonly stages = new Map<string, StageRow>();
+  private spentUsd: number;
+
+  constructor(
+    readonly deps: LoopDeps,
+    public run: RunRow,
+    readonly loaded: LoadedConfig,
+    readonly reviewers: Agent[],
+    readonly refuter: Agent | null,
+    readonly fixer: Agent | null,
+    readonly startedAt: number,
+    readonly worktree: string,
+    recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] },
+  ) {
+    for (const v of recorded.verdicts) this.verdicts.set(v.callKey, v);
+    for (const a of recorded.attempts)
+      this.attempts.set(a.callKey, Math.max(a.attemptNo, this.attempts.get(a.callKey) ?? 0));
+    for (const s of recorded.stages) this.stages.set(`${s.round}:${s.stage}`, s);
+    this.spentUsd = recorded.verdicts.reduce((sum, v) => sum + v.costUsd, 0);
+  }
+
+  get snapshot(): Snapshot {
+    return this.run.snapshot;
+  }
+
+  get criteria(): string {
+    return this.loaded.criteria;
+  }
+
+  get spent(): number {
+    return this.spentUsd;
+  }
+
+  attemptsOf(callKey: string): number {
+    return this.attempts.get(callKey) ?? 0;
+  }
+
+  stage(round: number, stage: Stage): StageRow | undefined {
+    return this.stages.get(`${round}:${stage}`);
+  }
+
+  noteStage(row: StageRow): void {
+    this.stages.set(`${row.round}:${row.stage}`, row);
+  }
+
+  addCost(usd: number): void {
+    this.spentUsd += usd;
+  }
+
+  wallDeadline(): number {
+    return this.startedAt + this.snapshot.budgets.wallSeconds * 1000;
+  }
+
+  /** Invariant 12: the budgets frozen at admission; running out mid-review ends the run with no outcome. */
+  checkBudgets(): void {
+    const now = this.deps.clock.now();
+    if (now >= this.wallDeadline()) {
+      throw new RunEnd(
+        unfinishedEnd(
+          'timed_out',
+          'budget_wall',
+          `wall budget of ${this.snapshot.budgets.wallSeconds}s spent`,
+        ),
+      );
+    }
+    if (this.spentUsd >= this.snapshot.budgets.costUsd && this.snapshot.budgets.costUsd > 0) {
+      throw new RunEnd(
+        unfinishedEnd(
+          'aborted',
+          'budget_cost',
+          `cost budget of $${this.snapshot.budgets.costUsd} spent ($${this.spentUsd.toFixed(4)})`,
+        ),
+      );
+    }
+  }
+
+  /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
+  savePrompt(digest: string, prompt: string): void {
+    const path = join(this.deps.stateDir(this.snapshot.repo), 'prompts', `${digest}.txt`);
+    if (!existsSync(path)) writeFileAtomic(path, prompt);
+  }
+}

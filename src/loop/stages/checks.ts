@@ -1,0 +1,29 @@
+/**
+ * The checks stage: the configured commands run on a revision, their exit
+ * codes and output tails recorded as evidence for progress. Round 0 is the
+ * baseline on the snapshot head; round r runs on the revision the fix of round r made.
+ */
+import type { Lease } from '../../core/ledger.js';
+import type { CheckResult } from '../../core/progress.js';
+import { runCheck } from '../run-check.js';
+import type { RunContext } from '../run-context.js';
+import { ensureWorktree } from '../worktree.js';
+
+export interface ChecksResult {
+  head: string;
+  results: CheckResult[];
+}
+
+export async function checksStage(ctx: RunContext, lease: Lease, round: number): Promise<void> {
+  const head = ctx.run.head;
+  await ensureWorktree(ctx, head);
+  const results: CheckResult[] = [];
+  for (const check of ctx.loaded.config.checks) {
+    ctx.checkBudgets();
+    results.push(await runCheck(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
+    await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
+  }
+  const result: ChecksResult = { head, results };
+  ctx.deps.crashPoint?.('before-complete:checks');
+  await ctx.deps.store.completeStage(lease, { round, stage: 'checks', result });
+}

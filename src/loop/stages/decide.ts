@@ -1,0 +1,147 @@
+/**
+ * The decide stage: gathers the progress evidence (invariant 8) from git and
+ * the ledger, runs the pure round decision, and records facts and decision
+ * together so `replay` can recompute it.
+ */
+
+import type { OpenBlocker } from '../../core/decide.js';
+import { decideRound, type RoundDecision } from '../../core/decide.js';
+import { findingFingerprint } from '../../core/keys.js';
+import type { FindingRow, Lease } from '../../core/ledger.js';
+import { openBlockers } from '../../core/open-blockers.js';
+import {
+  type CheckResult,
+  citedChecks,
+  evaluateProgress,
+  type PriorBlocker,
+  type ProgressEvidence,
+  type ProgressFacts,
+} from '../../core/progress.js';
+import { isBlocker } from '../../core/run-report.js';
+import { changeSettlements } from '../admission.js';
+import type { LineFacts } from '../line-facts.js';
+import type { RunContext } from '../run-context.js';
+import { CONTROLLER_REVIEWER } from './review.js';
+
+export interface DecideResult {
+  reviewsComplete: boolean;
+  openBlockers: OpenBlocker[];
+  blocking: number;
+  /** Settlements as they stood when deciding. */
+  settlements: Record<string, 'upheld' | 'overturned'>;
+  progressFacts: ProgressFacts | null;
+  evidence: ProgressEvidence | null;
+  progress: boolean[];
+  decision: RoundDecision;
+}
+
+export async function decideStage(
+  ctx: RunContext,
+  lease: Lease,
+  round: number,
+  lines: LineFacts,
+): Promise<DecideResult> {
+  await carryOverSettlements(ctx);
+  const { store } = ctx.deps;
+  const findings = await store.listFindings(ctx.run.id);
+  const open = openBlockers(findings, round, CONTROLLER_REVIEWER);
+  const prev = round > 1 ? (ctx.stage(round - 1, 'decide')?.result as DecideResult | undefined) : undefined;
+  const progressFacts = round > 1 ? await gatherProgressFacts(ctx, round, findings, lines) : null;
+  const evidence = progressFacts ? evaluateProgress(progressFacts) : null;
+  const progress = [...(prev?.progress ?? []), evidence ? evidence.progress : true];
+  const reviewsComplete = ctx.stage(round, 'review') !== undefined;
+  const decision = decideRound({
+    round,
+    budgets: ctx.snapshot.budgets,
+    hasFixer: ctx.fixer !== null,
+    reviewsComplete,
+    openBlockers: open,
+    progress,
+    stopWindow: ctx.snapshot.policy.stopWindow,
+  });
+  const settlements: Record<string, 'upheld' | 'overturned'> = {};
+  for (const f of findings) if (f.settlement) settlements[f.id] = f.settlement.decision;
+  const result: DecideResult = {
+    reviewsComplete,
+    openBlockers: open,
+    blocking: open.length,
+    settlements,
+    progressFacts,
+    evidence,
+    progress,
+    decision,
+  };
+  ctx.deps.crashPoint?.('before-complete:decide');
+  await store.completeStage(lease, { round, stage: 'decide', result });
+  return result;
+}
+
+async function gatherProgressFacts(
+  ctx: RunContext,
+  round: number,
+  findings: FindingRow[],
+  lines: LineFacts,
+): Promise<ProgressFacts> {
+  const rounds = await ctx.deps.store.listRounds(ctx.run.id);
+  const head = rounds.find((r) => r.round === round)?.head ?? ctx.run.head;
+  const prevHead = rounds.find((r) => r.round === round - 1)?.head ?? ctx.snapshot.head;
+  const checkNames = ctx.snapshot.checks.map((c) => c.name);
+  const priorBlockers: PriorBlocker[] = [];
+  for (const f of findings) {
+    if (f.round !== round - 1 || f.reviewer === CONTROLLER_REVIEWER || !isBlocker(f)) continue;
+    const end = f.reported.endLine ?? f.reported.line;
+    const mapped = await lines.mapRange(prevHead, head, f.reported.file, f.reported.line, end);
+    const text = `${f.reported.claim}\n${f.reported.failureScenario ?? ''}\n${f.reported.violatedClause ?? ''}`;
+    priorBlockers.push({
+      id: f.id,
+      reviewer: f.reviewer,
+      file: mapped?.file ?? f.reported.file,
+      touchedByFix: await lines.editedBetween(prevHead, head, f.reported.file, f.reported.line, end),
+      newRange: mapped?.range ?? null,
+      citedChecks: citedChecks(text, checkNames),
+      disputed: f.dispute !== null && f.settlement === null,
+    });
+  }
+  const raised = findings
+    .filter((f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER)
+    .map((f) => ({
+      reviewer: f.reviewer,
+      file: f.reported.file,
+      line: f.reported.line,
+      endLine: f.reported.endLine ?? f.reported.line,
+    }));
+  const checksOf = (r: number) =>
+    (ctx.stage(r, 'checks')?.result as { results: CheckResult[] } | undefined)?.results ?? null;
+  const since = ctx.stage(round - 1, 'decide')?.completedAt ?? 0;
+  const settledSince = findings
+    .filter((f) => f.dispute !== null && f.settlement !== null && f.settlement.at > since)
+    .map((f) => f.id);
+  return {
+    checksBefore: checksOf(round - 2),
+    checksAfter: checksOf(round - 1),
+    priorBlockers,
+    raised,
+    settledSince,
+    diffLinesBefore: await lines.changedLines(ctx.snapshot.mergeBase, prevHead),
+    diffLinesAfter: await lines.changedLines(ctx.snapshot.mergeBase, head),
+    shrinkRatio: ctx.snapshot.policy.shrinkRatio,
+  };
+}
+
+/** A finding a named person already settled in an earlier run of the change keeps that settlement. */
+async function carryOverSettlements(ctx: RunContext): Promise<void> {
+  const { store, hash } = ctx.deps;
+  const prior = await changeSettlements(ctx.deps, ctx.run.changeKey);
+  if (prior.size === 0) return;
+  for (const f of await store.listFindings(ctx.run.id)) {
+    if (f.settlement) continue;
+    const s = prior.get(findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash));
+    if (!s || s.runId === ctx.run.id) continue;
+    await store.settle(f.id, {
+      by: s.by,
+      decision: s.decision,
+      note: `carried over from finding ${s.findingId} of run ${s.runId}${s.note ? `: ${s.note}` : ''}`,
+      at: s.at,
+    });
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The fix stage: the fixer edits an isolated worktree of the run's revision;
+ * the controller, not the fixer, commits the edit as the run's next revision
+ * (on refs/revloop/runs/<id>; the change's branch moves only with --apply).
+ * A fixer that commits on its own, leaves conflicts, deletes the checkout or
+ * edits the user's working tree fails the run, and nothing of its edit lands.
+ */
+import { existsSync } from 'node:fs';
+import { endForCallFailure } from '../../core/failure-map.js';
+import type { Lease } from '../../core/ledger.js';
+import { fixerPrompt } from '../../core/prompt.js';
+import type { FixerReply } from '../../core/types.js';
+import { callAgent } from '../call.js';
+import { checkFrozen } from '../freeze.js';
+import { type RunContext, RunEnd } from '../run-context.js';
+import { ensureWorktree } from '../worktree.js';
+
+export interface FixResult {
+  from: string;
+  commit: string | null;
+  diffDigest: string;
+  disputes: { findingId: string; reason: string }[];
+  /** Ids the fixer named that are not among the blockers it was given. */
+  unknownIds: string[];
+}
+
+/** The recorded fixer reply: its JSON plus the commit the controller made of its edit. */
+interface RecordedFix extends FixerReply {
+  commit: string | null;
+  diffDigest: string;
+}
+
+export const runRef = (runId: string): string => `refs/revloop/runs/${runId}`;
+
+export async function fixStage(
+  ctx: RunContext,
+  lease: Lease,
+  round: number,
+  diff: string,
+  expectedDigest: string,
+  blockerIds: string[],
+): Promise<FixResult> {
+  const fixer = ctx.fixer;
+  if (!fixer) throw new Error('fix stage without a fixer');
+  const { git, store } = ctx.deps;
+  const s = ctx.snapshot;
+  const head = ctx.run.head;
+  await checkFrozen(ctx, expectedDigest);
+  const all = await store.listFindings(ctx.run.id);
+  const blockers = blockerIds.flatMap((id) => {
+    const f = all.find((x) => x.id === id);
+    return f ? [{ id, finding: f.reported }] : [];
+  });
+  const prompt = fixerPrompt({
+    criteria: ctx.criteria,
+    diff,
+    blockers,
+    instructions: fixer.cfg.instructions,
+  });
+  const userTreeBefore = JSON.stringify(await git.status(s.repo));
+
+  const res = await callAgent(ctx, lease, {
+    role: 'fixer',
+    name: fixer.name,
+    round,
+    stage: 'fix',
+    prompt,
+    reviewer: fixer.reviewer,
+    head,
+    repoDir: ctx.worktree,
+    beforeAttempt: () => ensureWorktree(ctx, head),
+    finish: async (reply): Promise<RecordedFix> => {
+      if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
+      if (JSON.stringify(await git.status(s.repo)) !== userTreeBefore) {
+        throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
+      }
+      const moved = await git.worktreeHead(ctx.worktree).catch(() => null);
+      if (moved !== head)
+        throw new Error(`fixer moved HEAD of its worktree (committed on its own?) to ${moved ?? 'nothing'}`);
+      const conflicts = (await git.status(ctx.worktree)).filter((e) => e.conflict);
+      if (conflicts.length > 0)
+        throw new Error(`fixer left conflicts in ${conflicts.map((c) => c.path).join(', ')}`);
+      const commit = await git.commitAll(
+        ctx.worktree,
+        head,
+        `revloop: fix round ${round} of run ${ctx.run.id}`,
+      );
+      const diffDigest = commit ? await git.diffDigest(s.repo, s.mergeBase, commit) : expectedDigest;
+      return { ...(reply as FixerReply), commit, diffDigest };
+    },
+  });
+  if (!res.ok) {
+    await ensureWorktree(ctx, head).catch(() => undefined);
+    throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
+  }
+  const reply = res.verdict.reply as RecordedFix;
+  if (reply.commit && !(await git.commitExists(s.repo, reply.commit))) {
+    throw new RunEnd(
+      endForCallFailure('failed', 'fixer', `fix commit ${reply.commit} is gone from the repository`, false),
+    );
+  }
+  const disputes: { findingId: string; reason: string }[] = [];
+  const unknownIds: string[] = [];
+  for (const d of reply.disputed) {
+    const id = blockerIds.find((b) => b === d.finding || (d.finding.length >= 6 && b.startsWith(d.finding)));
+    if (id) disputes.push({ findingId: id, reason: d.reason });
+    else unknownIds.push(d.finding);
+  }
+  const next = reply.commit ?? head;
+  if (reply.commit) await git.updateRef(s.repo, runRef(ctx.run.id), reply.commit);
+  await checkFrozenAfterFix(ctx, next, reply.diffDigest);
+  const result: FixResult = {
+    from: head,
+    commit: reply.commit,
+    diffDigest: reply.diffDigest,
+    disputes,
+    unknownIds,
+  };
+  ctx.deps.crashPoint?.('before-complete:fix');
+  await store.completeStage(lease, {
+    round,
+    stage: 'fix',
+    result,
+    disputes,
+    run: { head: next, costUsd: ctx.spent },
+  });
+  ctx.run = { ...ctx.run, head: next };
+  return result;
+}
+
+/** Re-checks the inputs against the new revision before the fix is recorded. */
+async function checkFrozenAfterFix(ctx: RunContext, next: string, digest: string): Promise<void> {
+  const saved = ctx.run;
+  ctx.run = { ...saved, head: next };
+  try {
+    await checkFrozen(ctx, digest);
+  } finally {
+    ctx.run = saved;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The review stage: every configured reviewer, in order, on the round's
+ * revision; then gating (invariant 9) and the scope lock (invariant 11);
+ * then the findings and the completion mark in one transaction.
+ */
+import { endForCallFailure } from '../../core/failure-map.js';
+import { gateScenario } from '../../core/gating.js';
+import { findingId } from '../../core/keys.js';
+import type { GateDecision, Lease, VerdictRow } from '../../core/ledger.js';
+import { reviewerPrompt } from '../../core/prompt.js';
+import type { ScopeFacts } from '../../core/scope-lock.js';
+import { gateScope } from '../../core/scope-lock.js';
+import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
+import type { NewFinding } from '../../ports/store.js';
+import { callAgent } from '../call.js';
+import { checkFrozen } from '../freeze.js';
+import type { LineFacts } from '../line-facts.js';
+import { type RunContext, RunEnd } from '../run-context.js';
+import { ensureWorktree } from '../worktree.js';
+
+export interface ReviewResult {
+  head: string;
+  verdicts: { reviewer: string; callKey: string; verdict: 'pass' | 'findings'; modelId: string | null }[];
+  /** Scope facts per finding id, recorded so replay re-gates without git. */
+  scope: Record<string, ScopeFacts>;
+  protectedEdited: string[];
+  reviewsComplete: true;
+}
+
+/** Reviewer name of the controller's own findings (protected paths edited). */
+export const CONTROLLER_REVIEWER = 'revloop';
+
+export async function reviewStage(
+  ctx: RunContext,
+  lease: Lease,
+  round: number,
+  diff: string,
+  expectedDigest: string,
+  lines: LineFacts,
+): Promise<void> {
+  const head = ctx.run.head;
+  await checkFrozen(ctx, expectedDigest);
+  await ensureWorktree(ctx, head);
+  const got: { name: string; verdict: VerdictRow }[] = [];
+  for (const r of ctx.reviewers) {
+    const prompt = reviewerPrompt({
+      reviewer: r.name,
+      criteria: ctx.criteria,
+      diff,
+      instructions: r.cfg.instructions,
+    });
+    const res = await callAgent(ctx, lease, {
+      role: 'reviewer',
+      name: r.name,
+      round,
+      stage: 'review',
+      prompt,
+      reviewer: r.reviewer,
+      head,
+      repoDir: ctx.worktree,
+      beforeAttempt: () => ensureWorktree(ctx, head),
+    });
+    if (!res.ok)
+      throw new RunEnd(
+        endForCallFailure(res.class, 'reviewer', `reviewer ${r.name}: ${res.detail}`, res.attempts > 1),
+      );
+    got.push({ name: r.name, verdict: res.verdict });
+  }
+
+  const passes = await latestPasses(ctx, head);
+  const findings: NewFinding[] = [];
+  const scope: Record<string, ScopeFacts> = {};
+  for (const { name, verdict } of got) {
+    const reply = verdict.reply as ReviewerReply;
+    for (const [index, f] of reply.findings.entries()) {
+      const id = findingId(ctx.run.id, verdict.callKey, index, ctx.deps.hash);
+      const facts = await scopeFacts(lines, passes.get(name) ?? null, head, f);
+      scope[id] = facts;
+      const gate = gateFinding(f, ctx.criteria, facts, ctx.snapshot.policy);
+      findings.push({
+        id,
+        runId: ctx.run.id,
+        round,
+        reviewer: name,
+        revision: head,
+        callKey: verdict.callKey,
+        index,
+        reported: f,
+        severity: gate.kind === 'demoted' ? 'MINOR' : f.severity,
+        gate,
+      });
+    }
+  }
+  const protectedEdited = round === 1 ? await editedProtectedPaths(ctx) : [];
+  for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
+
+  await checkFrozen(ctx, expectedDigest);
+  const result: ReviewResult = {
+    head,
+    verdicts: got.map(({ name, verdict }) => ({
+      reviewer: name,
+      callKey: verdict.callKey,
+      verdict: (verdict.reply as ReviewerReply).verdict,
+      modelId: verdict.modelId,
+    })),
+    scope,
+    protectedEdited,
+    reviewsComplete: true,
+  };
+  ctx.deps.crashPoint?.('before-complete:review');
+  await ctx.deps.store.completeStage(lease, {
+    round,
+    stage: 'review',
+    result,
+    findings,
+    run: { costUsd: ctx.spent },
+  });
+}
+
+/** Gating: U1 first (a vague blocker is MINOR whatever its scope), then the scope lock. */
+export function gateFinding(
+  f: ReportedFinding,
+  criteria: string,
+  facts: ScopeFacts,
+  policy: { requireScenario: boolean; scopeLock: boolean },
+): GateDecision {
+  const g = gateScenario(f, criteria, policy.requireScenario);
+  return g.kind === 'demoted' ? g : gateScope(f, facts, policy.scopeLock);
+}
+
+async function scopeFacts(
+  lines: LineFacts,
+  passedAt: string | null,
+  head: string,
+  f: ReportedFinding,
+): Promise<ScopeFacts> {
+  if (passedAt === null || !isBlockingSeverity(f.severity)) return { passedAt, touchedSincePass: true };
+  const touched = await lines.touchedSince(passedAt, head, f.file, f.line, f.endLine ?? f.line);
+  return { passedAt, touchedSincePass: touched };
+}
+
+/** For each reviewer, the latest earlier revision of this change it passed that is an ancestor of `head`. */
+async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!ctx.snapshot.policy.scopeLock) return out;
+  const { git, store } = ctx.deps;
+  const verdicts = (await store.listVerdictsForChange(ctx.run.changeKey))
+    .filter(
+      (v) => v.role === 'reviewer' && v.revision !== head && (v.reply as ReviewerReply).verdict === 'pass',
+    )
+    .sort((a, b) => b.recordedAt - a.recordedAt);
+  for (const v of verdicts) {
+    if (out.has(v.reviewer)) continue;
+    if (!(await git.commitExists(ctx.snapshot.repo, v.revision))) continue;
+    const mb = await git.mergeBase(ctx.snapshot.repo, v.revision, head).catch(() => null);
+    if (mb === v.revision) out.set(v.reviewer, v.revision);
+  }
+  return out;
+}
+
+async function editedProtectedPaths(ctx: RunContext): Promise<string[]> {
+  const s = ctx.snapshot;
+  const changed = await ctx.deps.git.changedFiles(s.repo, s.mergeBase, s.head);
+  const touched = new Set(changed.flatMap((c) => [c.path, c.oldPath]));
+  return s.protectedPaths.filter((p) => touched.has(p));
+}
+
+function protectedFinding(ctx: RunContext, round: number, head: string, path: string): NewFinding {
+  const callKey = `protected:${path}`;
+  const reported: ReportedFinding = {
+    severity: 'MAJOR',
+    file: path,
+    line: 1,
+    claim: `The change edits ${path}, which the review config names; only a named person can accept that.`,
+    failureScenario: `A change that edits ${path} could relax its own review; revloop cannot judge that without a person.`,
+  };
+  return {
+    id: findingId(ctx.run.id, callKey, 0, ctx.deps.hash),
+    runId: ctx.run.id,
+    round,
+    reviewer: CONTROLLER_REVIEWER,
+    revision: head,
+    callKey,
+    index: 0,
+    reported,
+    severity: 'MAJOR',
+    gate: { kind: 'kept' },
+  };
+}
