@@ -109,6 +109,11 @@ export class SqliteStore implements Store {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
+    // A key already held is answered by a WAL read, without the write lock: that answer stays true.
+    const held = this.read(() =>
+      this.one(`${RUN} WHERE r.admission_key = ? AND r.${HELD}`, input.admissionKey),
+    );
+    if (held) return { kind: 'existing', run: toRun(held) };
     return this.write(() => {
       const held = this.one(`${RUN} WHERE r.admission_key = ? AND r.${HELD}`, input.admissionKey);
       if (held) return { kind: 'existing', run: toRun(held) };
