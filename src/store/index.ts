@@ -1,4 +1,23 @@
 /**
+ * Decisions the Store port leaves open, taken the same way by every
+ * implementation (the contract suite in test/store/contract.ts holds them):
+ * - completeStage on a stage already completed with an equal result (canonical
+ *   JSON) is a no-op, side rows included, so resume can replay it; a different
+ *   result throws StageConflictError ('stage_conflict').
+ * - beginRound again with the same head is a no-op; another head throws
+ *   LedgerConflictError. beginAttempt of an existing (callKey, attemptNo) is a
+ *   no-op; endAttempt of one never begun throws LedgerConflictError.
+ * - releaseLease with a stale token is a no-op (safe in `finally`).
+ * - forceEnd of a run already ended returns it unchanged.
+ * - findRun/getFinding: an exact id wins; else a prefix matching exactly one
+ *   row; an ambiguous or empty prefix returns null.
+ * - listRuns is newest first; other lists are in insertion (or round, stage) order.
+ * - Admission cost: queued/running runs created in the window count their
+ *   budget (limits.estimatedCostUsd ?? snapshot.budgets.costUsd), ended ones
+ *   what they spent; no window means all time.
+ * - Fencing is judged on the token (and a terminal run), not on expiry: an
+ *   expired lease may still write until someone takes the run over.
+ *
  * The composition root's way to a ledger: a URL picks the implementation.
  * Drivers are imported lazily, so a command that never opens a ledger
  * (`verify`) never loads SQLite, and SQLite users never load pg.

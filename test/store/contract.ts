@@ -180,6 +180,21 @@ export function runStoreContract(
       });
     });
 
+    it('hands each claimable run to exactly one of many concurrent claimers', async () => {
+      const ids = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const r = await store.admit(admitInput());
+        if (r.kind === 'created') ids.add(r.run.id);
+      }
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.claimNext(owner(`c${i}`), 60_000)),
+      );
+      const got = claims.filter((c) => c !== null);
+      expect(got).toHaveLength(3);
+      expect(new Set(got.map((c) => c!.runId))).toEqual(ids);
+      expect(got.every((c) => c!.token === 1)).toBe(true);
+    });
+
     describe('fenced writes', () => {
       it('refuses every fenced write carrying a stale token, and writes nothing', async () => {
         const stale = await running();
