@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
+import { fastConfigKeys } from './config-keys.js';
 import { verifierFromPem } from './keys.js';
 
 export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
@@ -39,8 +40,12 @@ export async function configKeysAt(
     const text = bytes.toString('utf8');
     let value: unknown;
     try {
-      // yaml is loaded only here: a --key verify never pays for it.
-      value = name.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+      if (name.endsWith('.json')) value = JSON.parse(text);
+      else {
+        const fast = fastConfigKeys(text);
+        // yaml is loaded only when the fast reader cannot tell: it costs more start-up than node itself.
+        value = fast ? { keys: fast } : (await import('yaml')).parse(text);
+      }
     } catch {
       return [];
     }
@@ -67,29 +72,39 @@ export async function trustedKeys(
       out.skipped.push(`${source} (not an Ed25519 public key)`);
     }
   };
-  for (const path of await configKeysAt(git, root, trustSha, configPath)) {
-    const pem = await git.readFile(root, trustSha, path);
-    if (pem) add(pem, `${trustSha.slice(0, 7)}:${path}`);
-    else out.skipped.push(`${trustSha.slice(0, 7)}:${path} (absent)`);
-  }
+  const listed = await configKeysAt(git, root, trustSha, configPath);
   let local: string[] = [];
   try {
-    local = readdirSync(join(root, '.revloop', 'keys')).filter((f) => f.endsWith('.pub'));
+    local = readdirSync(join(root, '.revloop', 'keys'))
+      .filter((f) => f.endsWith('.pub'))
+      .sort();
   } catch {
     // No local keys directory.
   }
-  for (const f of local.sort()) {
-    const rel = `.revloop/keys/${f}`;
-    const bytes = readFileSync(join(root, rel));
-    const atHead = await git.readFile(root, head, rel);
-    if (atHead) {
-      const atTrust = await git.readFile(root, trustSha, rel);
-      if (!atTrust?.equals(atHead)) {
-        out.skipped.push(`${rel} (added or changed by the change under review)`);
-        continue;
-      }
+  // Reads run concurrently (each is a git process); results are applied in order.
+  const [fromConfig, fromLocal] = await Promise.all([
+    Promise.all(listed.map((path) => git.readFile(root, trustSha, path))),
+    Promise.all(
+      local.map(async (f) => {
+        const rel = `.revloop/keys/${f}`;
+        const atHead = await git.readFile(root, head, rel);
+        const atTrust = atHead ? await git.readFile(root, trustSha, rel) : null;
+        return { rel, atHead, atTrust };
+      }),
+    ),
+  ]);
+  listed.forEach((path, i) => {
+    const pem = fromConfig[i];
+    if (pem) add(pem, `${trustSha.slice(0, 7)}:${path}`);
+    else out.skipped.push(`${trustSha.slice(0, 7)}:${path} (absent)`);
+  });
+  for (const { rel, atHead, atTrust } of fromLocal) {
+    // A key file the checked-out change adds or edits is the change vouching for itself.
+    if (atHead && !atTrust?.equals(atHead)) {
+      out.skipped.push(`${rel} (added or changed by the change under review)`);
+      continue;
     }
-    add(bytes, rel);
+    add(readFileSync(join(root, rel)), rel);
   }
   // The same key listed twice is one key.
   const seen = new Set<string>();

@@ -17,7 +17,7 @@ import type { Verifier } from '../ports/signer.js';
 import { checkSignatures, IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from './dsse.js';
 import { loadVerifiers } from './keys.js';
 import { PREDICATE_TYPE, PREDICATE_VERSION, STATEMENT_TYPE } from './statement.js';
-import { trustedKeys } from './trusted-keys.js';
+import { type TrustedKeys, trustedKeys } from './trusted-keys.js';
 
 export const VerifyCode = {
   ok: 'ok',
@@ -119,15 +119,27 @@ export async function verifyRecord(text: string, opts: VerifyOptions): Promise<V
   }
 }
 
+/** A settled promise, so concurrent git reads never leave a rejection unhandled. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+const value = <T>(s: Settled<T>): T => {
+  if (!s.ok) throw s.error;
+  return s.value;
+};
+
 async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyResult> {
-  const { git } = opts;
+  const { git, repo } = opts;
   const parsed = parseEnvelope(text);
   if (!parsed.ok) return fail('malformed', parsed.reason);
   if (parsed.envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
     return fail('malformed', `payloadType is ${JSON.stringify(parsed.envelope.payloadType)}`);
 
   // Parsing before the signature check only tells where the trusted keys
-  // live; nothing below the signature check trusts the payload unsigned.
+  // live and what to read; no decision trusts the payload before it is verified.
   let statement: Record<string, unknown>;
   try {
     statement = JSON.parse(parsed.body.toString('utf8'));
@@ -137,31 +149,57 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   const shape = checkShape(statement);
   if (typeof shape === 'string') return fail('malformed', shape);
   const p = shape;
+  const snap = p.snapshot;
   const known = { runId: p.runId, head: p.finalHead, outcome: p.outcome };
 
-  const root = await git.root(opts.repo);
-  const checkoutHead = await git.resolve(root, 'HEAD');
-
-  let trusted: Verifier[];
-  let skipped: string[] = [];
+  let explicit: Verifier[] | null = null;
   if (opts.keys && opts.keys.length > 0) {
     try {
-      trusted = loadVerifiers(opts.keys);
+      explicit = loadVerifiers(opts.keys);
     } catch (err) {
       return fail('usage', (err as Error).message, known);
     }
-  } else {
-    const trustSha = opts.keysFrom ? await git.resolve(root, opts.keysFrom) : p.snapshot.base;
-    if (!(await git.commitExists(root, trustSha)))
-      return fail(
-        'unknown_key',
-        `cannot read trusted keys: commit ${short(trustSha)} is not in this checkout (fetch full history, or pass --key)`,
-        known,
+  }
+
+  // Every git read starts now and runs concurrently: verify's cost is
+  // dominated by git process start-up, not by any one read.
+  const criteriaFrom = snap.configFrom === 'head' ? 'head' : 'base';
+  const criteriaAt = criteriaFrom === 'head' ? snap.head : snap.base;
+  const rootP = settle(git.root(repo));
+  const headP = settle(git.resolve(repo, 'HEAD'));
+  const diffP = settle(git.diffDigest(repo, snap.mergeBase, p.finalHead));
+  const criteriaP = settle(git.readFile(repo, criteriaAt, snap.criteriaPath));
+  const trustP = explicit
+    ? null
+    : settle(
+        (async () => {
+          const trustSha = opts.keysFrom ? await git.resolve(repo, opts.keysFrom) : snap.base;
+          const configPath = typeof snap.configPath === 'string' ? snap.configPath : undefined;
+          const [root, head] = [value(await rootP), value(await headP)];
+          return trustedKeys(git, root, trustSha, head, configPath).catch((err: unknown) => {
+            throw new KeysUnreadable(trustSha, err);
+          });
+        })(),
       );
-    const configPath = typeof p.snapshot.configPath === 'string' ? p.snapshot.configPath : undefined;
-    const t = await trustedKeys(git, root, trustSha, checkoutHead, configPath);
-    trusted = t.verifiers;
-    skipped = t.skipped;
+
+  value(await rootP);
+  const checkoutHead = value(await headP);
+  let trusted: Verifier[];
+  let skipped: string[] = [];
+  if (explicit) trusted = explicit;
+  else {
+    const t = await (trustP as Promise<Settled<TrustedKeys>>);
+    if (!t.ok) {
+      if (t.error instanceof KeysUnreadable)
+        return fail(
+          'unknown_key',
+          `cannot read trusted keys at ${short(t.error.sha)}: ${(t.error.cause as Error)?.message ?? t.error.cause} (fetch full history, or pass --key)`,
+          known,
+        );
+      throw t.error;
+    }
+    trusted = t.value.verifiers;
+    skipped = t.value.skipped;
   }
   const sig = checkSignatures(parsed.envelope.payloadType, parsed.body, parsed.sigs, trusted);
   if (!sig.ok) {
@@ -176,33 +214,34 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
       `record covers ${short(p.finalHead)}, checkout HEAD is ${short(checkoutHead)}`,
       signed,
     );
-  const { mergeBase, criteriaPath, criteriaDigest } = p.snapshot;
-  if (!(await git.commitExists(root, mergeBase)))
+  const diff = await diffP;
+  if (!diff.ok)
     return fail(
       'diff_mismatch',
-      `merge base ${short(mergeBase)} is not in this checkout (fetch full history)`,
+      `cannot diff ${short(snap.mergeBase)}..${short(checkoutHead)} (${(diff.error as Error)?.message ?? diff.error}; fetch full history)`,
       signed,
     );
-  const diff = await git.diffDigest(root, mergeBase, checkoutHead);
-  if (diff !== p.finalDiffDigest)
+  if (diff.value !== p.finalDiffDigest)
     return fail(
       'diff_mismatch',
-      `diff ${short(mergeBase)}..${short(checkoutHead)} hashes to ${diff.slice(0, 12)}, record says ${p.finalDiffDigest.slice(0, 12)}`,
+      `diff ${short(snap.mergeBase)}..${short(checkoutHead)} hashes to ${diff.value.slice(0, 12)}, record says ${p.finalDiffDigest.slice(0, 12)}`,
       signed,
     );
   // The criteria in force are those of the base commit (DESIGN.md: a change
   // cannot relax its own review), or of the reviewed head when the run was
   // told to read config from there; the digest is recomputed at that commit.
-  const from = p.snapshot.configFrom === 'head' ? 'head' : 'base';
-  const at = from === 'head' ? p.snapshot.head : p.snapshot.base;
-  const criteria = (await git.commitExists(root, at)) ? await git.readFile(root, at, criteriaPath) : null;
-  if (!criteria)
-    return fail('criteria_mismatch', `criteria ${criteriaPath} not found at ${from} ${short(at)}`, signed);
-  const digest = sha256(criteria);
-  if (digest !== criteriaDigest)
+  const criteria = await criteriaP;
+  if (!criteria.ok || !criteria.value)
     return fail(
       'criteria_mismatch',
-      `criteria ${criteriaPath} at ${from} ${short(at)} hashes to ${digest.slice(0, 12)}, record says ${criteriaDigest.slice(0, 12)}`,
+      `criteria ${snap.criteriaPath} not found at ${criteriaFrom} ${short(criteriaAt)}`,
+      signed,
+    );
+  const digest = sha256(criteria.value);
+  if (digest !== snap.criteriaDigest)
+    return fail(
+      'criteria_mismatch',
+      `criteria ${snap.criteriaPath} at ${criteriaFrom} ${short(criteriaAt)} hashes to ${digest.slice(0, 12)}, record says ${snap.criteriaDigest.slice(0, 12)}`,
       signed,
     );
 
@@ -216,6 +255,16 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     reason: `record ${p.runId} covers ${short(p.finalHead)}, outcome ${p.outcome}`,
     ...signed,
   };
+}
+
+/** The trusted commit (record base or --keys-from) could not be read. */
+class KeysUnreadable extends Error {
+  constructor(
+    readonly sha: string,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot read keys at ${sha}`);
+  }
 }
 
 function checkShape(s: Record<string, unknown>): Predicate | string {
