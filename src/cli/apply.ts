@@ -9,6 +9,6 @@ export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
   if (!s.headRef || s.headRef === 'HEAD')
     return `not applied: the head was not a branch; the fixes are at ${run.head}`;
   const ref = s.headRef.startsWith('refs/') ? s.headRef : `refs/heads/${s.headRef}`;
-  await deps.git.updateRef(s.repo, ref, run.head, s.head);
+  await deps.git.updateRef(deps.repoRoot, ref, run.head, s.head);
   return `applied: ${ref} fast-forwarded to ${run.head.slice(0, 12)}`;
 }

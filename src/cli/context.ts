@@ -19,6 +19,6 @@ export async function openRepo(
 ): Promise<RepoContext> {
   const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
   const store = await openRepoStore(root, opts.store, io.env);
-  const deps = composeDeps({ store, env: io.env, signal: io.stopSignal, onEvent });
+  const deps = composeDeps({ store, repoRoot: root, env: io.env, signal: io.stopSignal, onEvent });
   return { root, store, deps };
 }

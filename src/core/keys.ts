@@ -14,6 +14,12 @@ export const snapshotKey = (snapshot: Snapshot, hash: Hash): string =>
 
 export interface CallKeyParts {
   snapshotKey: string;
+  /**
+   * The run. DESIGN.md keys a call on the snapshot alone; a run admitted again
+   * after a failed one has the same snapshot, and would then be handed the old
+   * run's verdicts, recorded against the old run. Each run's calls are its own.
+   */
+  runId: string;
   round: number;
   stage: Stage;
   role: Role;

@@ -70,7 +70,13 @@ export async function runDemo(opts: {
 
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
-    const deps = composeDeps({ store, env: opts.env, signal: opts.signal, onEvent: opts.onEvent });
+    const deps = composeDeps({
+      store,
+      repoRoot: dir,
+      env: opts.env,
+      signal: opts.signal,
+      onEvent: opts.onEvent,
+    });
     const res = await reviewRevision(deps, {
       repoDir: dir,
       baseRef: 'main',

@@ -7,6 +7,7 @@ import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
+import { repoIdentity } from '../git/identity.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
@@ -137,7 +138,8 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const loaded = await loadConfigAt(deps.git, rev.repo, source, req.configPath);
   const diffDigest = await deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head);
   const change = req.change ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
-  const changeKey = `${rev.repo}#${change}`;
+  const identity = await repoIdentity(rev.repo);
+  const changeKey = `${identity}#${change}`;
   const settled = await changeSettlements(deps, changeKey);
   const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));
   const snapshot = buildSnapshot(
@@ -149,7 +151,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const sKey = snapshotKey(snapshot, deps.hash);
   const aKey = admissionKey(
     {
-      repo: rev.repo,
+      repo: identity,
       base: rev.base,
       head: rev.head,
       diffDigest,
@@ -169,7 +171,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     runId: deps.newRunId(),
     admissionKey: aKey,
     changeKey,
-    repo: rev.repo,
+    repo: identity,
     snapshotKey: sKey,
     snapshot,
     limits,

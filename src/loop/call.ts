@@ -37,6 +37,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
   const key = makeCallKey(
     {
       snapshotKey: ctx.run.snapshotKey,
+      runId: ctx.run.id,
       round: spec.round,
       stage: spec.stage,
       role: spec.role,

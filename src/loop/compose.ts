@@ -75,6 +75,7 @@ export async function openRepoStore(
 
 export interface ComposeOptions {
   store: Store;
+  repoRoot: string;
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
   onEvent?: ((e: LoopEvent) => void) | undefined;
@@ -85,6 +86,7 @@ export function composeDeps(o: ComposeOptions): LoopDeps {
   const random = { next: () => randomBytes(4).readUInt32BE(0) / 2 ** 32 };
   return {
     store: o.store,
+    repoRoot: o.repoRoot,
     git: createGit(),
     clock: systemClock,
     random,

@@ -43,6 +43,8 @@ export interface LoopDeps {
   /** The environment agents inherit (API keys are read from it by name, never stored). */
   env: NodeJS.ProcessEnv;
   leaseTtlMs: number;
+  /** The local checkout the run's git work happens in (the snapshot's `repo` is an identity, not a path). */
+  repoRoot: string;
   /** Where this machine keeps prompts, records, keys and worktrees (`<repo>/.revloop`). */
   stateDir: (repoRoot: string) => string;
   onEvent?: ((e: LoopEvent) => void) | undefined;

@@ -89,14 +89,16 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
 async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => void): Promise<TerminalEnd> {
   const { deps } = ctx;
   const s = ctx.snapshot;
-  const lines = new LineFacts(deps.git, s.repo);
+  const lines = new LineFacts(deps.git, deps.repoRoot);
   const diffs = new Map<string, string>();
   const diffOf = async (head: string) => {
     let d = diffs.get(head);
     if (d === undefined) {
-      d = await deps.git.diffText(s.repo, s.mergeBase, head, MAX_PROMPT_DIFF_BYTES).catch((err: Error) => {
-        throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
-      });
+      d = await deps.git
+        .diffText(deps.repoRoot, s.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
+        .catch((err: Error) => {
+          throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
+        });
       diffs.set(head, d);
     }
     return d;
@@ -159,15 +161,19 @@ async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
   for (const sha of new Set([s.base, s.head, s.mergeBase, run.head])) {
-    if (!(await git.commitExists(s.repo, sha).catch(() => false))) {
+    if (!(await git.commitExists(deps.repoRoot, sha).catch(() => false))) {
       throw new RunEnd(
-        unfinishedEnd('unknown', 'unresumable', `commit ${sha.slice(0, 12)} no longer exists in ${s.repo}`),
+        unfinishedEnd(
+          'unknown',
+          'unresumable',
+          `commit ${sha.slice(0, 12)} no longer exists in ${deps.repoRoot}`,
+        ),
       );
     }
   }
   const loaded = await loadConfigAt(
     git,
-    s.repo,
+    deps.repoRoot,
     s.configFrom === 'head' ? s.head : s.base,
     s.configPath,
   ).catch((err: Error) => {
@@ -186,7 +192,7 @@ async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
   ): Agent => ({
     name,
     cfg,
-    reviewer: deps.createReviewer(cfg, { role, name, repoRoot: s.repo, env: deps.env }),
+    reviewer: deps.createReviewer(cfg, { role, name, repoRoot: deps.repoRoot, env: deps.env }),
   });
   const reviewers = c.reviewers.map((r) => make(r, 'reviewer', r.name));
   const refuter = c.refuter ? make(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null;
@@ -218,11 +224,11 @@ async function finish(
   const row = await deps.store.finishRun(lease, end);
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
   deps.crashPoint?.('after:finish');
-  if (ctx) await deps.git.removeWorktree(run.snapshot.repo, ctx.worktree).catch(() => undefined);
+  if (ctx) await deps.git.removeWorktree(deps.repoRoot, ctx.worktree).catch(() => undefined);
   const recordPath = row.status === 'completed' ? await writeRunRecord(deps, row, opts.out) : null;
   if (row.stopReason === 'no_progress') {
     const report = await loadRunReport(deps.store, row.id);
-    if (report) writeEscalation(deps.stateDir(run.snapshot.repo), report);
+    if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
   }
   return { run: (await deps.store.getRun(row.id)) ?? row, recordPath, detached: null };
 }

@@ -14,7 +14,7 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
   if (s.headRef !== null) {
     let now: string | null;
     try {
-      now = await git.resolve(s.repo, s.headRef);
+      now = await git.resolve(ctx.deps.repoRoot, s.headRef);
     } catch {
       now = null;
     }
@@ -28,7 +28,7 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
       );
     }
   }
-  const digest = await git.diffDigest(s.repo, s.mergeBase, ctx.run.head);
+  const digest = await git.diffDigest(ctx.deps.repoRoot, s.mergeBase, ctx.run.head);
   if (digest !== expectedDiffDigest) {
     throw new RunEnd(
       unfinishedEnd(
@@ -40,8 +40,8 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
   }
   // With configFrom=head the rules live at the revision under review, which a fix can edit.
   const source = s.configFrom === 'head' ? ctx.run.head : s.base;
-  const config = await git.readFile(s.repo, source, s.configPath);
-  const criteria = await git.readFile(s.repo, source, s.criteriaPath);
+  const config = await git.readFile(ctx.deps.repoRoot, source, s.configPath);
+  const criteria = await git.readFile(ctx.deps.repoRoot, source, s.criteriaPath);
   if (!criteria || sha256(criteria) !== s.criteriaDigest) {
     throw new RunEnd(
       unfinishedEnd('aborted', 'rules_changed', `criteria ${s.criteriaPath} changed since admission`),

@@ -4,6 +4,7 @@
  */
 import { hostname } from 'node:os';
 import type { Lease, RunRow } from '../core/ledger.js';
+import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
@@ -120,6 +121,7 @@ export interface WorkerOptions {
   exitWhenIdle: boolean;
   idleSleepMs?: number | undefined;
   onRun?: ((r: DriveResult) => void) | undefined;
+  onError?: ((runId: string, err: Error) => void) | undefined;
 }
 
 /** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
@@ -134,9 +136,21 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
         await deps.clock.sleep(opts.idleSleepMs ?? 1000, deps.signal);
         continue;
       }
-      const r = await driveRun(deps, lease);
-      runs++;
-      opts.onRun?.(r);
+      try {
+        const r = await driveRun(deps, lease);
+        runs++;
+        opts.onRun?.(r);
+      } catch (err) {
+        // A bug or a storage fault in one run must not stop the worker, and must not
+        // leave the run to be reclaimed and crash again forever: it ends `unknown`.
+        opts.onError?.(lease.runId, err as Error);
+        await deps.store
+          .finishRun(
+            lease,
+            unfinishedEnd('unknown', 'interrupted', `worker error: ${(err as Error).message}`),
+          )
+          .catch(() => undefined);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, lane));

@@ -109,7 +109,7 @@ export class RunContext {
 
   /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
   savePrompt(digest: string, prompt: string): void {
-    const path = join(this.deps.stateDir(this.snapshot.repo), 'prompts', `${digest}.txt`);
+    const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
     if (!existsSync(path)) writeFileAtomic(path, prompt);
   }
 }

@@ -9,8 +9,8 @@ export async function ensureWorktree(
 ): Promise<void> {
   const { git } = ctx.deps;
   if (!existsSync(ctx.worktree)) {
-    await git.removeWorktree(ctx.snapshot.repo, ctx.worktree).catch(() => undefined);
-    await git.addWorktree(ctx.snapshot.repo, ctx.worktree, sha);
+    await git.removeWorktree(ctx.deps.repoRoot, ctx.worktree).catch(() => undefined);
+    await git.addWorktree(ctx.deps.repoRoot, ctx.worktree, sha);
   }
   await git.resetWorktree(ctx.worktree, sha);
 }

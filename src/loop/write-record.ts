@@ -22,9 +22,9 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
   if (!report) throw new Error(`run ${run.id} vanished from the ledger`);
   const s = run.snapshot;
   const finalDiffDigest =
-    run.head === s.head ? s.diffDigest : await deps.git.diffDigest(s.repo, s.mergeBase, run.head);
-  const signer = loadSigner(signingKeyPath(s.repo));
-  const { path } = recordRun(report, { finalDiffDigest, signer, repoRoot: s.repo, out });
+    run.head === s.head ? s.diffDigest : await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head);
+  const signer = loadSigner(signingKeyPath(deps.repoRoot));
+  const { path } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot, out });
   await deps.store.setRecordPath(run.id, path);
   return path;
 }

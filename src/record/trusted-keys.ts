@@ -55,14 +55,22 @@ export async function configKeysAt(
   return [];
 }
 
-/** Trusted verifiers: config keys at `trustSha` plus local keys the checked-out change did not add. */
+/**
+ * Trusted verifiers: config keys at `trustSha` plus local keys the checked-out
+ * change did not add. `root` and `head` may still be in flight: the config is
+ * read through `repo` meanwhile (every read is a git process, so overlap pays).
+ */
 export async function trustedKeys(
   git: Git,
-  root: string,
-  trustSha: string,
-  head: string,
-  configPath?: string,
+  at: {
+    repo: string;
+    root: string | Promise<string>;
+    head: string | Promise<string>;
+    trustSha: string;
+    configPath?: string | undefined;
+  },
 ): Promise<TrustedKeys> {
+  const { repo, trustSha } = at;
   const out: TrustedKeys = { verifiers: [], sources: [], skipped: [] };
   const add = (pem: Uint8Array, source: string) => {
     try {
@@ -72,39 +80,42 @@ export async function trustedKeys(
       out.skipped.push(`${source} (not an Ed25519 public key)`);
     }
   };
-  const listed = await configKeysAt(git, root, trustSha, configPath);
-  let local: string[] = [];
-  try {
-    local = readdirSync(join(root, '.revloop', 'keys'))
-      .filter((f) => f.endsWith('.pub'))
-      .sort();
-  } catch {
-    // No local keys directory.
-  }
-  // Reads run concurrently (each is a git process); results are applied in order.
-  const [fromConfig, fromLocal] = await Promise.all([
-    Promise.all(listed.map((path) => git.readFile(root, trustSha, path))),
-    Promise.all(
+  const configP = configKeysAt(git, repo, trustSha, at.configPath).then(async (listed) => ({
+    listed,
+    pems: await Promise.all(listed.map((path) => git.readFile(repo, trustSha, path))),
+  }));
+  const localP = (async () => {
+    const [root, head] = await Promise.all([at.root, at.head]);
+    let local: string[] = [];
+    try {
+      local = readdirSync(join(root, '.revloop', 'keys'))
+        .filter((f) => f.endsWith('.pub'))
+        .sort();
+    } catch {
+      // No local keys directory.
+    }
+    return Promise.all(
       local.map(async (f) => {
         const rel = `.revloop/keys/${f}`;
         const atHead = await git.readFile(root, head, rel);
         const atTrust = atHead ? await git.readFile(root, trustSha, rel) : null;
-        return { rel, atHead, atTrust };
+        return { rel, abs: join(root, rel), atHead, atTrust };
       }),
-    ),
-  ]);
+    );
+  })();
+  const [{ listed, pems: fromConfig }, fromLocal] = await Promise.all([configP, localP]);
   listed.forEach((path, i) => {
     const pem = fromConfig[i];
     if (pem) add(pem, `${trustSha.slice(0, 7)}:${path}`);
     else out.skipped.push(`${trustSha.slice(0, 7)}:${path} (absent)`);
   });
-  for (const { rel, atHead, atTrust } of fromLocal) {
+  for (const { rel, abs, atHead, atTrust } of fromLocal) {
     // A key file the checked-out change adds or edits is the change vouching for itself.
     if (atHead && !atTrust?.equals(atHead)) {
       out.skipped.push(`${rel} (added or changed by the change under review)`);
       continue;
     }
-    add(readFileSync(join(root, rel)), rel);
+    add(readFileSync(abs), rel);
   }
   // The same key listed twice is one key.
   const seen = new Set<string>();

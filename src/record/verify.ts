@@ -175,8 +175,10 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
         (async () => {
           const trustSha = opts.keysFrom ? await git.resolve(repo, opts.keysFrom) : snap.base;
           const configPath = typeof snap.configPath === 'string' ? snap.configPath : undefined;
-          const [root, head] = [value(await rootP), value(await headP)];
-          return trustedKeys(git, root, trustSha, head, configPath).catch((err: unknown) => {
+          const root = rootP.then(value);
+          const head = headP.then(value);
+          return trustedKeys(git, { repo, root, head, trustSha, configPath }).catch((err: unknown) => {
+            // A failing root or HEAD is reported as itself below (it is awaited first).
             throw new KeysUnreadable(trustSha, err);
           });
         })(),

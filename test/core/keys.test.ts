@@ -52,6 +52,7 @@ const admission = (): AdmissionKeyParts => ({
 
 const call = (): CallKeyParts => ({
   snapshotKey: 'k'.repeat(64),
+  runId: 'r1',
   round: 1,
   stage: 'review',
   role: 'reviewer',

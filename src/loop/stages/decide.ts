@@ -72,7 +72,7 @@ export async function decideStage(
     decision,
   };
   ctx.deps.crashPoint?.('before-complete:decide');
-  await store.completeStage(lease, { round, stage: 'decide', result });
+  await store.completeStage(lease, { round, stage: 'decide', result, run: { roundsDone: round } });
   return result;
 }
 

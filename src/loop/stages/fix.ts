@@ -57,7 +57,7 @@ export async function fixStage(
     blockers,
     instructions: fixer.cfg.instructions,
   });
-  const userTreeBefore = JSON.stringify(await git.status(s.repo));
+  const userTreeBefore = JSON.stringify(await git.status(ctx.deps.repoRoot));
 
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
@@ -71,7 +71,7 @@ export async function fixStage(
     beforeAttempt: () => ensureWorktree(ctx, head),
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      if (JSON.stringify(await git.status(s.repo)) !== userTreeBefore) {
+      if (JSON.stringify(await git.status(ctx.deps.repoRoot)) !== userTreeBefore) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
       const moved = await git.worktreeHead(ctx.worktree).catch(() => null);
@@ -85,7 +85,9 @@ export async function fixStage(
         head,
         `revloop: fix round ${round} of run ${ctx.run.id}`,
       );
-      const diffDigest = commit ? await git.diffDigest(s.repo, s.mergeBase, commit) : expectedDigest;
+      const diffDigest = commit
+        ? await git.diffDigest(ctx.deps.repoRoot, s.mergeBase, commit)
+        : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
   });
@@ -94,7 +96,7 @@ export async function fixStage(
     throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
   }
   const reply = res.verdict.reply as RecordedFix;
-  if (reply.commit && !(await git.commitExists(s.repo, reply.commit))) {
+  if (reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
     throw new RunEnd(
       endForCallFailure('failed', 'fixer', `fix commit ${reply.commit} is gone from the repository`, false),
     );
@@ -107,7 +109,7 @@ export async function fixStage(
     else unknownIds.push(d.finding);
   }
   const next = reply.commit ?? head;
-  if (reply.commit) await git.updateRef(s.repo, runRef(ctx.run.id), reply.commit);
+  if (reply.commit) await git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), reply.commit);
   await checkFrozenAfterFix(ctx, next, reply.diffDigest);
   const result: FixResult = {
     from: head,

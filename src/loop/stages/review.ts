@@ -151,8 +151,8 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
     .sort((a, b) => b.recordedAt - a.recordedAt);
   for (const v of verdicts) {
     if (out.has(v.reviewer)) continue;
-    if (!(await git.commitExists(ctx.snapshot.repo, v.revision))) continue;
-    const mb = await git.mergeBase(ctx.snapshot.repo, v.revision, head).catch(() => null);
+    if (!(await git.commitExists(ctx.deps.repoRoot, v.revision))) continue;
+    const mb = await git.mergeBase(ctx.deps.repoRoot, v.revision, head).catch(() => null);
     if (mb === v.revision) out.set(v.reviewer, v.revision);
   }
   return out;
@@ -160,7 +160,7 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
 
 async function editedProtectedPaths(ctx: RunContext): Promise<string[]> {
   const s = ctx.snapshot;
-  const changed = await ctx.deps.git.changedFiles(s.repo, s.mergeBase, s.head);
+  const changed = await ctx.deps.git.changedFiles(ctx.deps.repoRoot, s.mergeBase, s.head);
   const touched = new Set(changed.flatMap((c) => [c.path, c.oldPath]));
   return s.protectedPaths.filter((p) => touched.has(p));
 }

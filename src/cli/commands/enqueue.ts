@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { admit } from '../../loop/admission.js';
+import { openRepo } from '../context.js';
+import { Exit } from '../exit-codes.js';
+import { type Command, printJson } from '../io.js';
+
+interface Opts {
+  repo?: string;
+  store?: string;
+  base?: string;
+  head: string;
+  change?: string;
+  config?: string;
+  configFrom: string;
+  maxActive?: string;
+  costBudget?: string;
+  costWindow: string;
+  json?: boolean;
+}
+
+const num = (flag: string, v: string | undefined, integer: boolean): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${flag} must be a ${integer ? 'whole' : ''} number >= 0, got "${v}"`);
+  return n;
+};
+
+/** Admit only: for CI jobs, cron and webhooks; `revloop worker` runs what is admitted. */
+const enqueue: Command<Opts> = async (_args, opts, io) => {
+  if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
+    throw new UsageError('--config-from must be "base" or "head"');
+  const limits = {
+    maxActive: num('--max-active', opts.maxActive, true),
+    costBudgetUsd: num('--cost-budget', opts.costBudget, false),
+    costWindowSeconds: num('--cost-window', opts.costWindow, true),
+  };
+  const { store, deps } = await openRepo(io, opts);
+  try {
+    const adm = await admit(deps, {
+      repoDir: resolve(io.cwd, opts.repo ?? '.'),
+      baseRef: opts.base,
+      headRef: opts.head,
+      change: opts.change,
+      configPath: opts.config,
+      configFrom: opts.configFrom,
+      limits,
+    });
+    const r = adm.result;
+    if (r.kind === 'deferred') {
+      if (opts.json) printJson(io, { admitted: 'deferred', runId: null, limit: r.limit, detail: r.detail });
+      else io.stderr(`revloop: admission deferred (${r.limit}): ${r.detail}\n`);
+      return Exit.notCompleted;
+    }
+    if (opts.json)
+      printJson(io, { admitted: r.kind, runId: r.run.id, status: r.run.status, outcome: r.run.outcome });
+    else
+      io.stdout(
+        `${r.kind === 'created' ? 'admitted' : 'already admitted'}: run ${r.run.id} (${r.run.status}${r.run.outcome ? ` / ${r.run.outcome}` : ''})\n`,
+      );
+    return Exit.ok;
+  } finally {
+    await store.close();
+  }
+};
+
+export default enqueue;

@@ -1,0 +1,37 @@
+import { resumeRun } from '../../loop/operations.js';
+import { loadRunReport } from '../../loop/run-report-loader.js';
+import { renderRunSummary } from '../../report/terminal.js';
+import { openRepo } from '../context.js';
+import { type Command, printJson } from '../io.js';
+import { progressPrinter } from '../progress.js';
+import { runJson } from '../run-json.js';
+import { exitForRun } from './review.js';
+
+interface Opts {
+  repo?: string;
+  store?: string;
+  out?: string;
+  json?: boolean;
+}
+
+const resume: Command<Opts> = async (args, opts, io) => {
+  const progress = progressPrinter(io, io.isTTY && !opts.json);
+  const { store, deps } = await openRepo(io, opts, progress.onEvent);
+  try {
+    const res = await resumeRun(deps, args[0] ?? '', opts.out);
+    progress.done();
+    const report = await loadRunReport(store, res.run.id);
+    if (!report) throw new Error('run vanished');
+    if (opts.json) printJson(io, runJson(report, res.recordPath));
+    else {
+      io.stdout(`${renderRunSummary(report)}\n`);
+      if (res.recordPath) io.stdout(`record: ${res.recordPath}\n`);
+    }
+    return exitForRun(res.run.status, res.run.outcome);
+  } finally {
+    progress.done();
+    await store.close();
+  }
+};
+
+export default resume;

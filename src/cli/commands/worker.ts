@@ -1,0 +1,63 @@
+import { UsageError } from '../../core/errors.js';
+import { composeDeps } from '../../loop/compose.js';
+import { runWorker } from '../../loop/operations.js';
+import { openRepo } from '../context.js';
+import type { Command } from '../io.js';
+
+interface Opts {
+  repo?: string;
+  store?: string;
+  concurrency: string;
+  exitWhenIdle?: boolean;
+  leaseSeconds: string;
+  json?: boolean;
+}
+
+/**
+ * Claims admitted runs (SKIP LOCKED on PostgreSQL) and drives them. SIGTERM
+ * finishes the current call, releases the lease and stops.
+ */
+const worker: Command<Opts> = async (_args, opts, io) => {
+  const concurrency = Number(opts.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new UsageError(`--concurrency must be 1..64, got "${opts.concurrency}"`);
+  const leaseSeconds = Number(opts.leaseSeconds);
+  if (!Number.isFinite(leaseSeconds) || leaseSeconds < 1)
+    throw new UsageError(`--lease-seconds must be >= 1, got "${opts.leaseSeconds}"`);
+  const { root, store } = await openRepo(io, opts);
+  const deps = composeDeps({
+    store,
+    repoRoot: root,
+    env: io.env,
+    signal: io.stopSignal,
+    leaseTtlMs: leaseSeconds * 1000,
+  });
+  try {
+    const res = await runWorker(deps, {
+      concurrency,
+      exitWhenIdle: Boolean(opts.exitWhenIdle),
+      onError: (runId, err) => io.stderr(`revloop worker: run ${runId} ended unknown: ${err.message}\n`),
+      onRun: (r) => {
+        const line = {
+          runId: r.run.id,
+          status: r.run.status,
+          outcome: r.run.outcome,
+          stopReason: r.run.stopReason,
+          reason: r.run.reason,
+          detached: r.detached,
+        };
+        io.stdout(
+          opts.json
+            ? `${JSON.stringify(line)}\n`
+            : `run ${r.run.id}: ${r.run.status}${r.run.outcome ? ` / ${r.run.outcome}` : ''}${r.detached ? ` (${r.detached})` : ''}\n`,
+        );
+      },
+    });
+    if (!opts.json) io.stderr(`revloop worker: ${res.runs} run(s) driven, stopping\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+};
+
+export default worker;
