@@ -37,3 +37,38 @@ const verify: Command<Opts> = async (args, opts, io) => {
 };
 
 export default verify;
+
+/**
+ * Parses verify's argv exactly as main.ts's commander spec does, for the fast
+ * path that skips loading commander; null when unsure (help, unknown or
+ * incomplete flags, not exactly one record), and commander handles it.
+ */
+export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } | null {
+  const args: string[] = [];
+  const opts: Opts = {};
+  const valued = { '--repo': 'repo', '--keys-from': 'keysFrom' } as const;
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i] as string;
+    const eq = tok.indexOf('=');
+    const [name, inline] =
+      tok.startsWith('--') && eq > 0 ? [tok.slice(0, eq), tok.slice(eq + 1)] : [tok, undefined];
+    if (name === '--allow-findings' || name === '--json') {
+      if (inline !== undefined) return null;
+      opts[name === '--json' ? 'json' : 'allowFindings'] = true;
+    } else if (name === '--repo' || name === '--keys-from') {
+      const v = inline ?? argv[++i];
+      if (v === undefined || (inline === undefined && v.startsWith('-'))) return null;
+      opts[valued[name]] = v;
+    } else if (name === '--key') {
+      // Variadic, as in commander: following non-option words are keys too.
+      const keys = opts.key ?? [];
+      const first = inline ?? argv[++i];
+      if (first === undefined || (inline === undefined && first.startsWith('-'))) return null;
+      keys.push(first);
+      while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith('-')) keys.push(argv[++i] as string);
+      opts.key = keys;
+    } else if (tok.startsWith('-')) return null;
+    else args.push(tok);
+  }
+  return args.length === 1 ? { args, opts } : null;
+}
