@@ -30,22 +30,22 @@ const VAGUE = [
 ];
 
 /**
- * A violated clause counts only when it is really in the criteria: its text
- * (case and whitespace folded) occurs there, or a criteria line starts with it
- * as an identifier such as "R3" or "2.1".
+ * A violated clause counts only when it is really in the criteria: a quoted
+ * passage (at least 20 characters, case and whitespace folded) that occurs
+ * there, or an identifier with a digit such as "R3" or "2.1" (optionally
+ * followed by the clause's text) that starts a criteria line.
  */
 export function clauseInCriteria(clause: string | undefined, criteria: string): boolean {
   if (!clause) return false;
   const c = normalize(clause);
   if (c.length === 0) return false;
-  const crit = normalize(criteria);
-  if (c.length >= 8 && crit.includes(c)) return true;
+  if (c.length >= 20 && normalize(criteria).includes(c)) return true;
+  const id = (c.split(' ')[0] ?? '').replace(/[.:)]+$/, '');
+  if (!/\d/.test(id) || id.length > 8) return false;
   return criteria
     .split('\n')
     .map((l) => normalize(l.replace(/^[#>*\-\s]+/, '')))
-    .some(
-      (l) => l.startsWith(`${c} `) || l.startsWith(`${c}:`) || l.startsWith(`${c}.`) || l.startsWith(`${c})`),
-    );
+    .some((l) => new RegExp(`^${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([ :)]|\\.(?!\\d)|$)`).test(l));
 }
 
 export function gateScenario(f: ReportedFinding, criteria: string, requireScenario: boolean): GateDecision {

@@ -12,18 +12,16 @@ import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import { loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
-import { writeEscalation } from './escalation.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
-import { loadRunReport } from './run-report-loader.js';
 import { checksStage } from './stages/checks.js';
 import { type DecideResult, decideStage } from './stages/decide.js';
 import type { FixResult } from './stages/fix.js';
 import { fixStage } from './stages/fix.js';
 import { refuteStage } from './stages/refute.js';
 import { reviewStage } from './stages/review.js';
-import { writeRunRecord } from './write-record.js';
+import { writeRunOutputs } from './write-record.js';
 
 /** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
 const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
@@ -57,15 +55,15 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     try {
       ctx = await buildContext(deps, run);
     } catch (err) {
-      if (err instanceof RunEnd) return await finish(deps, lease, run, err.end, opts);
+      if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
       throw err;
     }
     await deps.store.markInterruptedAttempts(lease);
     try {
       const end = await walk(ctx, lease, boundary);
-      return await finish(deps, lease, ctx.run, end, opts, ctx);
+      return await finish(deps, lease, end, opts, ctx);
     } catch (err) {
-      if (err instanceof RunEnd) return await finish(deps, lease, ctx.run, err.end, opts, ctx);
+      if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts, ctx);
       throw err;
     }
   } catch (err) {
@@ -116,8 +114,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
     await refresh();
   }
   for (let round = 1; ; round++) {
-    const expected =
-      round === 1 ? s.diffDigest : (ctx.stage(round - 1, 'fix')?.result as FixResult).diffDigest;
+    const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
     let decision: RoundDecision | undefined = (ctx.stage(round, 'decide')?.result as DecideResult | undefined)
       ?.decision;
     if (!decision) {
@@ -212,10 +209,16 @@ async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
   });
 }
 
+/** The diff digest the revision made by round r's fix must hash to. */
+function expectedDigestAfterFix(ctx: RunContext, round: number): string {
+  const fix = ctx.stage(round, 'fix')?.result as FixResult | undefined;
+  if (!fix) throw new Error(`round ${round + 1} began without round ${round}'s fix in the ledger`);
+  return fix.diffDigest;
+}
+
 async function finish(
   deps: LoopDeps,
   lease: Lease,
-  run: RunRow,
   end: TerminalEnd,
   opts: DriveOptions,
   ctx?: RunContext,
@@ -225,10 +228,6 @@ async function finish(
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
   deps.crashPoint?.('after:finish');
   if (ctx) await deps.git.removeWorktree(deps.repoRoot, ctx.worktree).catch(() => undefined);
-  const recordPath = row.status === 'completed' ? await writeRunRecord(deps, row, opts.out) : null;
-  if (row.stopReason === 'no_progress') {
-    const report = await loadRunReport(deps.store, row.id);
-    if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
-  }
+  const recordPath = await writeRunOutputs(deps, row, opts.out);
   return { run: (await deps.store.getRun(row.id)) ?? row, recordPath, detached: null };
 }

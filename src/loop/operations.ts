@@ -2,6 +2,7 @@
  * What the commands do with the driver: review (admit, then run or join the
  * run of the same admission key), resume, and the worker's claim loop.
  */
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
@@ -10,7 +11,7 @@ import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { type DriveResult, driveRun } from './driver.js';
 import { RunBusyError, UnknownRunError } from './errors.js';
-import { writeRunRecord } from './write-record.js';
+import { writeRunOutputs } from './write-record.js';
 
 export type ReviewOutcome =
   | { kind: 'deferred'; limit: 'capacity' | 'cost'; detail: string }
@@ -48,8 +49,8 @@ export async function takeOver(deps: LoopDeps, run: RunRow): Promise<Lease | nul
 
 async function finishedRun(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
   if (run.status !== 'completed') return run.recordPath;
-  if (run.recordPath && !out) return run.recordPath;
-  return writeRunRecord(deps, run, out);
+  if (run.recordPath && existsSync(run.recordPath) && !out) return run.recordPath;
+  return writeRunOutputs(deps, run, out);
 }
 
 /** Runs a held-or-free run to its end, or waits for the live process that holds it. */

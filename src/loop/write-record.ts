@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunRow } from '../core/ledger.js';
 import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun } from '../record/index.js';
 import type { LoopDeps } from './deps.js';
+import { writeEscalation } from './escalation.js';
 import { loadRunReport } from './run-report-loader.js';
 
 /** The repository's signing key, created on first use (as `init` and `keygen` do). */
@@ -27,4 +28,17 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
   const { path } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot, out });
   await deps.store.setRecordPath(run.id, path);
   return path;
+}
+
+/**
+ * What a finished run leaves on disk: its signed record when completed, and
+ * the escalation report when the stop rule ended it. Both are derived from
+ * the ledger, so `resume` can write them again after a crash.
+ */
+export async function writeRunOutputs(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
+  if (run.stopReason === 'no_progress') {
+    const report = await loadRunReport(deps.store, run.id);
+    if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
+  }
+  return run.status === 'completed' ? writeRunRecord(deps, run, out) : null;
 }

@@ -126,3 +126,20 @@ describe('invariant 9: blockers need a scenario', () => {
     });
   });
 });
+
+describe('invariant 9: a clause must really be in the criteria', () => {
+  const criteria =
+    '# Rules\nR1. Concurrency: no read-modify-write across an await.\nAll errors are handled.\n2.1 Logs carry no secrets.\n';
+  it.each([
+    ['R1', true],
+    ['R1. Concurrency', true],
+    ['2.1', true],
+    ['no read-modify-write across an await', true],
+    ['all', false],
+    ['2', false],
+    ['logs carry', false],
+    ['R9', false],
+  ])('%s -> %s', (clause, expected) => {
+    expect(clauseInCriteria(clause, criteria)).toBe(expected);
+  });
+});
