@@ -1,0 +1,132 @@
+/**
+ * The GitHub Action's verify step, run as bash against a real checkout with a
+ * real remote carrying the record as a git note. `npx revloop@VERSION` is
+ * replaced by the compiled CLI of this tree; everything else runs as written.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { signStatement } from '../../src/record/write.js';
+import { TEST_GIT_ENV } from '../helpers/git-repo.js';
+import { ensureBuilt, type Fixture, MAIN_JS, makeFixture, ROOT } from './setup.js';
+
+interface Step {
+  id?: string;
+  run: string;
+}
+
+let fx: Fixture;
+let remote: string;
+let script: string;
+beforeAll(async () => {
+  ensureBuilt();
+  fx = await makeFixture();
+  remote = mkdtempSync(join(tmpdir(), 'revloop-action-remote-'));
+  execFileSync('git', ['init', '-q', '--bare', remote], { env: TEST_GIT_ENV });
+  fx.repo.git(['remote', 'add', 'origin', remote]);
+  fx.repo.git(['push', '-q', 'origin', 'main', 'feature']);
+  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Step[] } };
+  const step = action.runs.steps.find((s) => s.id === 'verify');
+  if (!step) throw new Error('no verify step');
+  script = step.run.replaceAll('npx --yes "revloop@$REVLOOP_VERSION"', `"${process.execPath}" "${MAIN_JS}"`);
+});
+afterAll(async () => {
+  await fx?.repo.cleanup();
+  rmSync(remote, { recursive: true, force: true });
+});
+
+function runStep(env: Record<string, string>) {
+  const temp = mkdtempSync(join(tmpdir(), 'revloop-runner-'));
+  const output = join(temp, 'output');
+  const summary = join(temp, 'summary');
+  writeFileSync(output, '');
+  writeFileSync(summary, '');
+  const r = spawnSync('bash', ['-c', script], {
+    cwd: fx.repo.dir,
+    encoding: 'utf8',
+    env: {
+      ...TEST_GIT_ENV,
+      RUNNER_TEMP: temp,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: summary,
+      REVLOOP_VERSION: 'test',
+      INPUT_RECORD: '',
+      INPUT_NOTES_REF: 'revloop',
+      INPUT_KEY: '',
+      INPUT_KEYS_FROM: '',
+      INPUT_ALLOW_FINDINGS: 'false',
+      REVIEW_RECORD: '',
+      ...env,
+    },
+  });
+  return {
+    code: r.status,
+    stderr: r.stderr,
+    output: readFileSync(output, 'utf8'),
+    summary: readFileSync(summary, 'utf8'),
+  };
+}
+
+/** Publishes a record as the note on HEAD, as docs/ci.md tells the agent side to. */
+async function publishNote(over: Parameters<Fixture['statement']>[0] = {}) {
+  const path = join(fx.keysDir, 'note.json');
+  writeFileSync(path, JSON.stringify(signStatement(await fx.statement(over), fx.team)));
+  fx.repo.git(['notes', '--ref=revloop', 'add', '-f', '-F', path, 'HEAD']);
+  fx.repo.git(['push', '-q', '-f', 'origin', 'refs/notes/revloop']);
+  // CI's checkout has no notes until the step fetches them.
+  fx.repo.git(['update-ref', '-d', 'refs/notes/revloop']);
+}
+
+describe('action.yml verify step', () => {
+  it('fetches the note on HEAD, trusts keys from the target branch, and passes', async () => {
+    await publishNote();
+    const r = runStep({ GITHUB_BASE_REF: 'main' });
+    expect(r.stderr).not.toContain('::error');
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('ok=true\ncode=ok\nrun-id=run-0001\n');
+    expect(r.summary).toContain('### ✅ revloop verify: ok');
+  });
+
+  it('fails the step with the verify exit code and an error annotation on a mismatch', async () => {
+    await publishNote({ head: fx.head });
+    const r = runStep({ GITHUB_BASE_REF: 'main' });
+    expect(r.code).toBe(3);
+    expect(r.output).toContain('ok=false\ncode=subject_mismatch');
+    expect(r.summary).toContain('refused (subject\\_mismatch)');
+    expect(r.stderr).toContain('::error title=revloop verify::subject_mismatch: record covers');
+  });
+
+  it('uses an explicit record and key, and refuses findings unless allowed', async () => {
+    const path = join(fx.keysDir, 'findings.json');
+    writeFileSync(
+      path,
+      JSON.stringify(
+        signStatement(await fx.statement({ outcome: 'findings', stopReason: 'budget' }), fx.team),
+      ),
+    );
+    expect(runStep({ INPUT_RECORD: path, INPUT_KEY: fx.teamPub }).code).toBe(1);
+    expect(runStep({ INPUT_RECORD: path, INPUT_KEY: fx.teamPub, INPUT_ALLOW_FINDINGS: 'true' }).code).toBe(0);
+  });
+
+  it('fails (exit 2) when there is no record at all', () => {
+    const r = runStep({ INPUT_NOTES_REF: 'nothing-here' });
+    expect(r.code).toBe(2);
+    expect(r.output).toContain('code=usage');
+    expect(r.summary).toContain('no record');
+  });
+});
+
+describe('examples/gitlab-ci.yml', () => {
+  it('is valid YAML whose job verifies with keys from the target branch', () => {
+    const ci = parse(readFileSync(join(ROOT, 'examples/gitlab-ci.yml'), 'utf8')) as Record<
+      string,
+      { script?: string[] }
+    >;
+    const script = ci['revloop-verify']?.script?.join('\n') ?? '';
+    expect(script).toContain('verify revloop-record.json');
+    expect(script).toContain('--keys-from "origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"');
+  });
+});
