@@ -75,6 +75,14 @@ const review: Command<Opts> = async (_args, opts, io) => {
           `stopped before the run ended (${res.detached}); resume with: revloop resume ${res.run.id}\n`,
         );
     }
+    // Invariant 1 for a gate: a run that did not complete says why in one line on
+    // stderr, so a CI log shows the reason even when stdout is parsed as JSON.
+    if (res.run.status !== 'completed' && !res.detached) {
+      const detail = (res.run.detail ?? '').split('\n')[0];
+      io.stderr(
+        `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}\n`,
+      );
+    }
     return exitForRun(res.run.status, res.run.outcome);
   } finally {
     progress.done();
