@@ -3,11 +3,13 @@
  * mismatched record is refused with its code and exit code, through the real
  * CLI against a real checkout.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../src/record/dsse.js';
 import { signStatement } from '../../src/record/write.js';
+import { TEST_GIT_ENV } from '../helpers/git-repo.js';
 import { cli, ensureBuilt, type Fixture, makeFixture } from './setup.js';
 
 let fx: Fixture;
@@ -242,5 +244,25 @@ describe('verify: which keys are trusted', () => {
     const p = join(fx.keysDir, 'multi.json');
     writeFileSync(p, JSON.stringify(signStatement(st, [fx.other, fx.team])));
     expect(verify(p).code).toBe(0);
+  });
+});
+
+describe('verify: a shallow checkout', () => {
+  it('refuses (never passes) when the record base or merge base is missing, naming the fix', async () => {
+    const rec = fx.record(await fx.statement());
+    const shallow = join(fx.keysDir, 'shallow');
+    execFileSync(
+      'git',
+      ['clone', '-q', '--depth', '1', '--branch', 'feature', `file://${fx.repo.dir}`, shallow],
+      {
+        env: TEST_GIT_ENV,
+      },
+    );
+    const noKey = cli(['verify', rec, '--repo', shallow, '--json'], shallow);
+    expect(JSON.parse(noKey.stdout)).toMatchObject({ ok: false, code: 'unknown_key' });
+    expect(JSON.parse(noKey.stdout).reason).toContain('fetch full history');
+    const withKey = cli(['verify', rec, '--repo', shallow, '--key', fx.teamPub, '--json'], shallow);
+    expect(JSON.parse(withKey.stdout)).toMatchObject({ ok: false, code: 'diff_mismatch' });
+    expect(withKey.code).toBe(3);
   });
 });
