@@ -115,7 +115,7 @@ withRepo(program.command('worker'))
   .description('claim and run admitted runs')
   .option('--concurrency <n>', 'runs at once', '1')
   .option('--exit-when-idle', 'stop when the queue is empty')
-  .option('--lease-seconds <n>', 'lease time to live', '30')
+  .option('--lease-seconds <n>', 'lease time to live (default: REVLOOP_LEASE_MS, else 30 s)')
   .option('--json', 'print JSON lines')
   .action(lazy('worker'));
 

@@ -9,7 +9,7 @@ interface Opts {
   store?: string;
   concurrency: string;
   exitWhenIdle?: boolean;
-  leaseSeconds: string;
+  leaseSeconds?: string;
   json?: boolean;
 }
 
@@ -21,8 +21,9 @@ const worker: Command<Opts> = async (_args, opts, io) => {
   const concurrency = Number(opts.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new UsageError(`--concurrency must be 1..64, got "${opts.concurrency}"`);
-  const leaseSeconds = Number(opts.leaseSeconds);
-  if (!Number.isFinite(leaseSeconds) || leaseSeconds < 1)
+  // Without the flag the lease TTL comes from REVLOOP_LEASE_MS, else 30 s (composeDeps).
+  const leaseSeconds = opts.leaseSeconds === undefined ? undefined : Number(opts.leaseSeconds);
+  if (leaseSeconds !== undefined && (!Number.isFinite(leaseSeconds) || leaseSeconds < 1))
     throw new UsageError(`--lease-seconds must be >= 1, got "${opts.leaseSeconds}"`);
   const { root, store } = await openRepo(io, opts);
   const deps = composeDeps({
@@ -30,7 +31,7 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     repoRoot: root,
     env: io.env,
     signal: io.stopSignal,
-    leaseTtlMs: leaseSeconds * 1000,
+    leaseTtlMs: leaseSeconds === undefined ? undefined : leaseSeconds * 1000,
   });
   try {
     const res = await runWorker(deps, {
