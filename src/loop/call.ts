@@ -9,6 +9,7 @@ import type { Lease, VerdictRow } from '../core/ledger.js';
 import { nextRetry } from '../core/retry-policy.js';
 import type { CallClass, Role, Stage } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
+import { StopRequestedError } from './errors.js';
 import type { RunContext } from './run-context.js';
 
 export interface CallSpec {
@@ -52,6 +53,9 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
 
   let attempt = ctx.attemptsOf(key);
   for (;;) {
+    // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
+    // flight finishes and its verdict is kept, then the driver releases the lease.
+    if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
     ctx.checkBudgets();
     attempt++;
     await spec.beforeAttempt?.();
@@ -84,7 +88,8 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       head: spec.head,
       repoDir: spec.repoDir,
       deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
-      signal: deps.signal,
+      // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
+      signal: undefined,
     });
     if (res.ok) {
       let reply: unknown;
@@ -132,8 +137,6 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       class: res.class,
       costUsd: 0,
     });
-    if (deps.signal?.aborted)
-      return { ok: false, class: 'unknown', detail: 'stopped by signal', attempts: attempt };
     const next = nextRetry({
       cls: res.class,
       attempt,

@@ -12,6 +12,7 @@ import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import { loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
+import { StopRequestedError } from './errors.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
@@ -38,15 +39,13 @@ export interface DriveResult {
   detached: 'signal' | 'fenced_out' | null;
 }
 
-class Stopped extends Error {}
-
 export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions = {}): Promise<DriveResult> {
   const keeper = keepLease(deps.store, lease, deps.leaseTtlMs);
   const boundary = (name: string) => {
     deps.crashPoint?.(name);
     const lost = keeper.lost();
     if (lost) throw lost;
-    if (deps.signal?.aborted) throw new Stopped();
+    if (deps.signal?.aborted) throw new StopRequestedError(lease.runId);
   };
   try {
     const run = await deps.store.getRun(lease.runId);
@@ -67,7 +66,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
       throw err;
     }
   } catch (err) {
-    if (err instanceof Stopped) {
+    if (err instanceof StopRequestedError) {
       await deps.store.releaseLease(lease).catch(() => undefined);
       return { run: (await deps.store.getRun(lease.runId)) as RunRow, recordPath: null, detached: 'signal' };
     }

@@ -30,3 +30,13 @@ export class RunBusyError extends RevloopError {
     super('run_busy', `run ${runId} is held by ${owner}`, { runId, owner });
   }
 }
+
+/**
+ * A stop was requested (SIGINT/SIGTERM) and the driver reached a point where
+ * it may stop: between calls, never inside one. The run stays resumable.
+ */
+export class StopRequestedError extends RevloopError {
+  constructor(readonly runId: string) {
+    super('stopped', `run ${runId}: stop requested`, { runId });
+  }
+}
