@@ -76,6 +76,8 @@ export interface AgentStep {
   exit?: number;
   stdout?: string;
   reply?: unknown;
+  /** Fixer: dispute every blocker the prompt lists, with this reason. */
+  disputeAll?: string;
   write?: Record<string, string>;
   actions?: ('pushMain' | 'rmRepo' | 'commitOwn' | 'conflict' | 'writeMain')[];
 }
@@ -190,6 +192,24 @@ export const raceFinding = (extra: Record<string, unknown> = {}) => ({
 });
 
 export const findings = (...f: unknown[]) => ({ verdict: 'findings', findings: f });
+
+/** The change with the race fixed (the lines of the finding rewritten). */
+export const FIXED_FILE = `${BASE_FILE}
+let total = 0;
+let lock = Promise.resolve();
+export function deposit(n) {
+  lock = lock.then(() => {
+    total = total + n;
+    return total;
+  });
+  return lock;
+}
+`;
+
+/** A check (committed on main) that passes once src/calc.js serialises deposits. */
+export const LOCK_CHECK = `import { readFileSync } from 'node:fs';
+process.exit(readFileSync('src/calc.js', 'utf8').includes('lock.then') ? 0 : 1);
+`;
 
 /** Base config: one command reviewer, fast retries. */
 export function baseConfig(agent: { command: string[] }, extra: Record<string, unknown> = {}) {
