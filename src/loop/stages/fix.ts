@@ -6,6 +6,7 @@
  * edits the user's working tree fails the run, and nothing of its edit lands.
  */
 import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { endForCallFailure } from '../../core/failure-map.js';
 import type { Lease } from '../../core/ledger.js';
 import { fixerPrompt } from '../../core/prompt.js';
@@ -57,7 +58,14 @@ export async function fixStage(
     blockers,
     instructions: fixer.cfg.instructions,
   });
-  const userTreeBefore = JSON.stringify(await git.status(ctx.deps.repoRoot));
+  // revloop's own state (prompts, ledger, records) lives in the user's tree too and
+  // changes during the call; only the rest of the tree is the user's.
+  const stateRel = relative(ctx.deps.repoRoot, ctx.deps.stateDir(ctx.deps.repoRoot));
+  const ours = (p: string) =>
+    stateRel !== '' && !stateRel.startsWith('..') && (p === stateRel || p.startsWith(`${stateRel}/`));
+  const userTree = async () =>
+    JSON.stringify((await git.status(ctx.deps.repoRoot)).filter((e) => !ours(e.path)));
+  const userTreeBefore = await userTree();
 
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
@@ -71,7 +79,7 @@ export async function fixStage(
     beforeAttempt: () => ensureWorktree(ctx, head),
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      if (JSON.stringify(await git.status(ctx.deps.repoRoot)) !== userTreeBefore) {
+      if ((await userTree()) !== userTreeBefore) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
       const moved = await git.worktreeHead(ctx.worktree).catch(() => null);
