@@ -100,7 +100,9 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         await deps.store.endAttempt(lease, key, attempt, 'failed', detail);
         return { ok: false, class: 'failed', detail, attempts: attempt };
       }
-      await deps.store.endAttempt(lease, key, attempt, 'ok', null);
+      // The verdict first, then the attempt's end: a crash between the two leaves the
+      // attempt `started` (marked `unknown` on resume) with its verdict kept, never an
+      // `ok` attempt without a verdict, which resume would call again for a second `ok`.
       const { verdict } = await deps.store.recordVerdict(lease, {
         callKey: key,
         runId: ctx.run.id,
@@ -114,6 +116,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         reply,
         costUsd: res.costUsd,
       });
+      await deps.store.endAttempt(lease, key, attempt, 'ok', null);
       ctx.verdicts.set(key, verdict);
       ctx.addCost(verdict.costUsd);
       deps.onEvent?.({
