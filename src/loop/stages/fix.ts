@@ -117,8 +117,9 @@ export async function fixStage(
     else unknownIds.push(d.finding);
   }
   const next = reply.commit ?? head;
-  if (reply.commit) await git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), reply.commit);
+  // Checked before the run's ref moves: a rejected fix (changed rules, a new push) must not land there.
   await checkFrozenAfterFix(ctx, next, reply.diffDigest);
+  if (reply.commit) await git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), reply.commit);
   const result: FixResult = {
     from: head,
     commit: reply.commit,
