@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { createGit } from '../../git/index.js';
+import { openRepoStore } from '../../loop/compose.js';
+import { startUi } from '../../web/start.js';
+import type { Command } from '../io.js';
+
+interface Opts {
+  repo?: string;
+  store?: string;
+  port?: string;
+  host?: string;
+}
+
+/** `revloop ui`: serves the dashboard until SIGINT/SIGTERM; opens no browser. */
+const ui: Command<Opts> = async (_args, opts, io) => {
+  const port = Number(opts.port ?? '7357');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port: expected an integer from 0 to 65535, got ${JSON.stringify(opts.port)}`);
+  const git = createGit();
+  const root = await git.root(resolve(io.cwd, opts.repo ?? '.'));
+  const store = await openRepoStore(root, opts.store, io.env);
+  try {
+    const running = await startUi({ store, repoRoot: root, host: opts.host ?? '127.0.0.1', port, git });
+    io.stdout(`revloop ui: ${running.url}\n`);
+    if (!io.stopSignal.aborted)
+      await new Promise<void>((done) =>
+        io.stopSignal.addEventListener('abort', () => done(), { once: true }),
+      );
+    await running.close();
+    return 0;
+  } finally {
+    await store.close();
+  }
+};
+
+export default ui;

@@ -1,0 +1,165 @@
+/**
+ * Builds the dashboard's views of runs from the ledger's rows: the list row,
+ * and one run as a timeline of rounds (verdicts, findings with gating and
+ * refutation, the decision and its progress evidence, the fix, the checks).
+ */
+import { analyzeParsed } from '../analyze/analyze.js';
+import type { FindingRow, RunRow, StageRow } from '../core/ledger.js';
+import type { CheckResult } from '../core/progress.js';
+import { notBlockingBecause, type RunReport, roundLog } from '../core/run-report.js';
+import { isTerminal } from '../core/types.js';
+import type { ChecksResult } from '../loop/stages/checks.js';
+import type { DecideResult } from '../loop/stages/decide.js';
+import type { FixResult } from '../loop/stages/fix.js';
+import type { RefuteResult } from '../loop/stages/refute.js';
+import type { ReviewResult } from '../loop/stages/review.js';
+import type {
+  CalibrationRun,
+  CalibrationView,
+  FindingView,
+  RoundView,
+  RunDetail,
+  RunSummary,
+} from './view-types.js';
+
+export function runSummary(r: RunRow): RunSummary {
+  return {
+    id: r.id,
+    change: r.snapshot.change,
+    status: r.status,
+    outcome: r.outcome,
+    stopReason: r.stopReason,
+    reason: r.reason,
+    detail: r.detail,
+    rounds: r.roundsDone,
+    costUsd: r.costUsd,
+    base: r.snapshot.base,
+    head: r.head,
+    createdAt: r.createdAt,
+    endedAt: r.endedAt,
+    active: !isTerminal(r.status),
+  };
+}
+
+export function findingView(f: FindingRow): FindingView {
+  const because = notBlockingBecause(f);
+  return {
+    id: f.id,
+    round: f.round,
+    reviewer: f.reviewer,
+    revision: f.revision,
+    severity: f.severity,
+    reported: f.reported,
+    gate: f.gate,
+    refutation: f.refutation,
+    dispute: f.dispute,
+    settlement: f.settlement,
+    blocking: because === null,
+    because,
+  };
+}
+
+const stageResult = <T>(stages: StageRow[], round: number, stage: StageRow['stage']): T | null =>
+  (stages.find((s) => s.round === round && s.stage === stage)?.result as T | undefined) ?? null;
+
+const SEVERITY_ORDER = { MAJOR: 0, MODERATE: 1, MINOR: 2 } as const;
+
+export function runDetail(report: RunReport, now: number): RunDetail {
+  const { run, stages } = report;
+  const s = run.snapshot;
+  const rounds: RoundView[] = [...report.rounds]
+    .sort((a, b) => a.round - b.round)
+    .map((r) => {
+      const review = stageResult<ReviewResult>(stages, r.round, 'review');
+      const refute = stageResult<RefuteResult>(stages, r.round, 'refute');
+      const decide = stageResult<DecideResult>(stages, r.round, 'decide');
+      const fix = stageResult<FixResult>(stages, r.round, 'fix');
+      const checks = stageResult<ChecksResult>(stages, r.round, 'checks');
+      const findings = report.findings
+        .filter((f) => f.round === r.round)
+        .map(findingView)
+        .sort(
+          (a, b) =>
+            Number(b.blocking) - Number(a.blocking) ||
+            SEVERITY_ORDER[a.reported.severity] - SEVERITY_ORDER[b.reported.severity] ||
+            (a.reviewer < b.reviewer ? -1 : a.reviewer > b.reviewer ? 1 : 0),
+        );
+      return {
+        round: r.round,
+        head: r.head,
+        startedAt: r.startedAt,
+        verdicts: review
+          ? review.verdicts.map((v) => ({ reviewer: v.reviewer, verdict: v.verdict, modelId: v.modelId }))
+          : null,
+        findings,
+        refuter: refute?.refuter ?? s.refuter?.name ?? null,
+        decide: decide
+          ? {
+              blocking: decide.blocking,
+              openBlockers: decide.openBlockers,
+              evidence: decide.evidence,
+              progress: decide.progress[decide.progress.length - 1] ?? null,
+              decision: decide.decision,
+            }
+          : null,
+        fix: fix
+          ? { from: fix.from, commit: fix.commit, disputes: fix.disputes, unknownIds: fix.unknownIds }
+          : null,
+        checks: checks?.results ?? null,
+        troubles: report.attempts
+          .filter((a) => a.round === r.round && a.class !== 'ok')
+          .sort((a, b) => a.startedAt - b.startedAt)
+          .map((a) => ({
+            stage: a.stage,
+            role: a.role,
+            reviewer: a.reviewer,
+            attemptNo: a.attemptNo,
+            class: a.class,
+            detail: a.detail,
+          })),
+      };
+    });
+  const lastDecide = [...rounds].reverse().find((r) => r.decide)?.decide ?? null;
+  return {
+    now,
+    run: {
+      ...runSummary(run),
+      mergeBase: s.mergeBase,
+      snapshotHead: s.head,
+      configFrom: s.configFrom,
+      reviewers: s.reviewers.map((x) => x.name),
+      refuter: s.refuter?.name ?? null,
+      fixer: s.fixer?.name ?? null,
+      checkNames: s.checks.map((c) => c.name),
+      budgets: s.budgets,
+      policy: s.policy,
+      recordPath: run.recordPath,
+    },
+    baselineChecks: stageResult<{ results: CheckResult[] }>(stages, 0, 'checks')?.results ?? null,
+    rounds,
+    escalation:
+      run.stopReason === 'no_progress' || run.stopReason === 'awaiting_settlement'
+        ? {
+            blockingCounts: rounds.flatMap((r) => (r.decide ? [r.decide.blocking] : [])),
+            openBlockers: lastDecide?.openBlockers.map((b) => b.id) ?? [],
+          }
+        : null,
+  };
+}
+
+/**
+ * The calibration ledger: each run's round log through `analyze` (the same
+ * module as `revloop analyze`), and all of them together as one log.
+ */
+export function calibration(reports: Pick<RunReport, 'run' | 'rounds' | 'findings'>[]): CalibrationView {
+  const ordered = [...reports].sort((a, b) => a.run.createdAt - b.run.createdAt);
+  const logs = ordered.map((r) => roundLog(r));
+  const runs: CalibrationRun[] = ordered.map((r, i) => ({
+    id: r.run.id,
+    change: r.run.snapshot.change,
+    createdAt: r.run.createdAt,
+    reviewers: analyzeParsed(logs[i]!).reviewers,
+  }));
+  const overall = analyzeParsed({ rounds: logs.flatMap((l) => l.rounds) }).reviewers;
+  return { overall, runs };
+}

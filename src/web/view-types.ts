@@ -1,0 +1,145 @@
+/**
+ * The JSON the dashboard's API returns: plain data shared by the server,
+ * which builds it, and the browser, which renders it (type imports only).
+ */
+import type { AnalyzeResult, ReviewerCalibration } from '../analyze/analyze.js';
+import type { OpenBlocker, RoundDecision } from '../core/decide.js';
+import type { GateDecision, Refutation, Settlement } from '../core/ledger.js';
+import type { CheckResult, ProgressEvidence } from '../core/progress.js';
+import type { NotBlockingBecause } from '../core/run-report.js';
+import type { Budgets, Policy, ReportedFinding, Severity } from '../core/types.js';
+
+/** One row of the runs list. */
+export interface RunSummary {
+  id: string;
+  change: string;
+  status: string;
+  outcome: string | null;
+  stopReason: string | null;
+  /** Why a run did not complete, with its detail. */
+  reason: string | null;
+  detail: string | null;
+  rounds: number;
+  costUsd: number;
+  base: string;
+  head: string;
+  createdAt: number;
+  endedAt: number | null;
+  /** Queued or running: the page keeps refreshing while any run is. */
+  active: boolean;
+}
+
+export interface RunsResponse {
+  /** The server's clock, so ages do not depend on the browser's. */
+  now: number;
+  runs: RunSummary[];
+  /** Values present across all runs, for the filter menus. */
+  facets: { statuses: string[]; outcomes: string[]; stopReasons: string[] };
+}
+
+export interface FindingView {
+  id: string;
+  round: number;
+  reviewer: string;
+  revision: string;
+  /** Severity after gating. */
+  severity: Severity;
+  reported: ReportedFinding;
+  gate: GateDecision;
+  refutation: Refutation | null;
+  dispute: { reason: string } | null;
+  settlement: Settlement | null;
+  blocking: boolean;
+  because: NotBlockingBecause;
+}
+
+export interface AttemptView {
+  stage: string;
+  role: string;
+  reviewer: string;
+  attemptNo: number;
+  class: string;
+  detail: string | null;
+}
+
+export interface RoundView {
+  round: number;
+  head: string;
+  startedAt: number;
+  /** Each reviewer's verdict; null while the review stage is not complete. */
+  verdicts: { reviewer: string; verdict: 'pass' | 'findings'; modelId: string | null }[] | null;
+  findings: FindingView[];
+  refuter: string | null;
+  decide: {
+    blocking: number;
+    openBlockers: OpenBlocker[];
+    evidence: ProgressEvidence | null;
+    progress: boolean | null;
+    decision: RoundDecision;
+  } | null;
+  fix: {
+    from: string;
+    commit: string | null;
+    disputes: { findingId: string; reason: string }[];
+    unknownIds: string[];
+  } | null;
+  /** The checks run on the revision this round's fix made. */
+  checks: CheckResult[] | null;
+  /** Attempts that did not end `ok` (retries, failures, interrupted calls). */
+  troubles: AttemptView[];
+}
+
+export interface RunDetail {
+  now: number;
+  run: RunSummary & {
+    mergeBase: string;
+    snapshotHead: string;
+    configFrom: string;
+    reviewers: string[];
+    refuter: string | null;
+    fixer: string | null;
+    checkNames: string[];
+    budgets: Budgets;
+    policy: Policy;
+    recordPath: string | null;
+  };
+  /** Checks on the snapshot head before any fix (round 0). */
+  baselineChecks: CheckResult[] | null;
+  rounds: RoundView[];
+  /** The escalation report of a run the stop rule ended. */
+  escalation: { blockingCounts: number[]; openBlockers: string[] } | null;
+}
+
+export interface VerifyView {
+  recordPath: string | null;
+  ok: boolean;
+  code: string;
+  reason: string;
+}
+
+export interface DiffView {
+  from: string;
+  commit: string;
+  text: string;
+  truncated: boolean;
+}
+
+export interface CalibrationRun {
+  id: string;
+  change: string;
+  createdAt: number;
+  reviewers: ReviewerCalibration[];
+}
+
+export interface CalibrationView {
+  /** Every run's round log analysed as one: the ledger across all runs. */
+  overall: AnalyzeResult['reviewers'];
+  /** Oldest first: the chart's x axis is the run index. */
+  runs: CalibrationRun[];
+}
+
+export interface SettleRequest {
+  by: string;
+  decision: 'upheld' | 'overturned';
+  note?: string | null;
+}

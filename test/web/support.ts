@@ -1,0 +1,165 @@
+/**
+ * Shared setup of the dashboard tests: a private compile of the browser
+ * modules, real ledgers made by the demo and by a hostile scripted
+ * reviewer, and a headless Chromium.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { createFixtureRepo } from '../../src/git/fixture-repo.js';
+import { composeDeps } from '../../src/loop/compose.js';
+import { reviewRevision } from '../../src/loop/operations.js';
+import { openStore } from '../../src/store/index.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'web');
+
+/**
+ * Compiles the page modules (and what they import: src/sim, src/analyze) into
+ * a fresh directory, the asset root the tests serve; independent of dist/,
+ * which other work may be rebuilding at the same moment.
+ */
+export function compileForBrowser(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(ROOT, 'test-artifacts', 'web-build-'));
+  const client = ['runs', 'run', 'calibration', 'lab'].map((p) => join(ROOT, `src/web/client/${p}-page.ts`));
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      ...['--outDir', dir, '--rootDir', join(ROOT, 'src')],
+      ...['--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022'],
+      ...['--lib', 'ES2023,DOM', '--types', 'node', '--skipLibCheck', '--strict', '--esModuleInterop'],
+      ...client,
+    ],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const newest = (dir: string): number =>
+  Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+    ),
+  );
+
+/**
+ * The built CLI (dist/cli/main.js), for running `revloop ui` as a user does;
+ * builds dist/ when our compiled files are missing or older than their
+ * sources (tsc still emits when another engineer's file has a type error).
+ */
+export function builtCli(): string {
+  const outputs = [
+    'cli/main.js',
+    'cli/commands/ui.js',
+    'web/start.js',
+    'web/server.js',
+    'web/client/lab-page.js',
+  ].map((o) => join(ROOT, 'dist', o));
+  const oldest = Math.min(...outputs.map((o) => (existsSync(o) ? statSync(o).mtimeMs : 0)));
+  if (oldest <= Math.max(newest(join(ROOT, 'src/web')), newest(join(ROOT, 'src/cli')))) {
+    spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: ROOT,
+        stdio: 'ignore',
+      },
+    );
+  }
+  for (const o of outputs) if (!existsSync(o)) throw new Error(`the build did not produce ${o}`);
+  return outputs[0]!;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-quic',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** What a hostile reviewer writes: markup that would run if the page ever parsed it as HTML. */
+export const PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
+
+/**
+ * A repository reviewed by one scripted reviewer whose finding's claim (and
+ * the change's name) is {@link PAYLOAD}; no fixer, so the run ends
+ * `findings`/`review_only` with the finding blocking, waiting for a person.
+ */
+export async function hostileRun(): Promise<{ dir: string; runId: string; findingId: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-web-xss-'));
+  const repo = await createFixtureRepo(dir);
+  const script = {
+    pwn: {
+      '*': {
+        reply: {
+          verdict: 'findings',
+          findings: [
+            {
+              severity: 'MAJOR',
+              file: 'src/total.js',
+              line: 2,
+              claim: PAYLOAD,
+              failureScenario: `Calling total([1, 2]) returns 4 instead of 3: the loop adds the first element twice. ${PAYLOAD}`,
+            },
+          ],
+        },
+      },
+    },
+  };
+  await repo.commit(
+    {
+      '.gitignore': '.revloop/\n',
+      'REVIEW.md': '# Rules\n\nR1. Sums are exact.\n',
+      'revloop.config.yaml':
+        'criteria: REVIEW.md\nreviewers:\n  - { name: pwn, adapter: scripted, script: review/replies.json }\nbudgets: { rounds: 2, wallSeconds: 120, costUsd: 1 }\n',
+      'review/replies.json': JSON.stringify(script),
+      'src/total.js':
+        'export const total = (xs) => {\n  let s = 0;\n  for (const x of xs) s += x;\n  return s;\n};\n',
+    },
+    'total',
+  );
+  await repo.branch('feature/total');
+  await repo.commit(
+    {
+      'src/total.js':
+        'export const total = (xs) => {\n  let s = xs[0] ?? 0;\n  for (const x of xs) s += x;\n  return s;\n};\n',
+    },
+    'total: start from the first element',
+  );
+  const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
+  try {
+    const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
+    const res = await reviewRevision(deps, {
+      repoDir: dir,
+      baseRef: 'main',
+      headRef: 'feature/total',
+      change: `feature/total ${PAYLOAD}`,
+      configFrom: 'base',
+    });
+    if (res.kind !== 'run') throw new Error(`hostile run deferred: ${res.detail}`);
+    const findings = await store.listFindings(res.run.id);
+    const f = findings[0];
+    if (!f) throw new Error(`hostile run has no finding (status ${res.run.status} ${res.run.detail})`);
+    return { dir, runId: res.run.id, findingId: f.id };
+  } finally {
+    await store.close();
+  }
+}
+
+export function ensureArtifactsDir(): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return ARTIFACTS;
+}
