@@ -1,0 +1,51 @@
+/**
+ * The kill harness inside the normal suite (project issue 5, requirement 5):
+ * 50 trials of full loops with real subprocess agents, the controller SIGKILLed
+ * at every stage boundary and at random instants, resumed until terminal, and
+ * every trial judged (ledger integrity, invariant 1 on clear, one verdict per
+ * call key, terminal runs, verifying records, resume costs at most the
+ * interrupted call). `npm run test:crash` runs the same harness with 300 trials.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, expect, test } from 'vitest';
+import { ensureBuilt, MAIN_JS, ROOT } from './cli.js';
+
+beforeAll(ensureBuilt, 120_000);
+
+interface Summary {
+  trials: number;
+  kills: number;
+  boundariesCovered: string;
+  resumedWith: { review: number; resume: number };
+  outcomes: Record<string, number>;
+  violations: number;
+  violatingTrials: { trial: number; dir: string; violations: string[] }[];
+}
+
+test('50 killed-and-resumed loops: zero violations', { timeout: 240_000 }, () => {
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'test/crash/harness.mjs'),
+      '--trials=50',
+      '--concurrency=3',
+      '--bugs=1',
+      '--sleep-ms=15',
+      '--seed=11',
+      `--cli=${MAIN_JS}`,
+      '--json',
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 230_000 },
+  );
+  const summary = JSON.parse(r.stdout) as Summary;
+  expect(summary.violatingTrials).toEqual([]);
+  expect(summary.violations).toBe(0);
+  expect(r.status).toBe(0);
+  expect(summary.trials).toBe(50);
+  expect(summary.kills).toBeGreaterThanOrEqual(40);
+  // Every one of the 15 boundaries was hit at least once, and both ways of resuming were used.
+  expect(summary.boundariesCovered).toBe('15/15');
+  expect(summary.resumedWith.review).toBeGreaterThan(0);
+  expect(summary.resumedWith.resume).toBeGreaterThan(0);
+});
