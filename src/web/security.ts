@@ -5,6 +5,7 @@
  * refusing any Host header but the bound address).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 
 /** Header the page sends its token in. */
 export const TOKEN_HEADER = 'x-revloop-token';
@@ -21,17 +22,26 @@ export function tokenMatches(expected: string, got: string | undefined | null): 
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const WILDCARD = new Set(['0.0.0.0', '::']);
+
+const withPort = (addr: string, port: number): string => `${addr.includes(':') ? `[${addr}]` : addr}:${port}`;
 
 /**
  * Host headers a bound address answers to: the address itself with its port,
  * and `localhost:port` when the address is loopback (the name cannot be
- * rebound to another machine's page, it never leaves the host).
+ * rebound to another machine's page, it never leaves the host). A wildcard
+ * bind (`--host 0.0.0.0`) answers to this machine's own interface addresses,
+ * never to a name.
  */
 export function allowedHosts(host: string, port: number): string[] {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;
-  const shown = bare.includes(':') ? `[${bare}]` : bare;
-  const out = [`${shown}:${port}`];
-  if (LOOPBACK.has(bare)) out.push(`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`);
+  const out = [withPort(bare, port)];
+  if (LOOPBACK.has(bare) || WILDCARD.has(bare))
+    out.push(`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`);
+  if (WILDCARD.has(bare)) {
+    for (const list of Object.values(networkInterfaces()))
+      for (const a of list ?? []) out.push(withPort(a.address.split('%')[0]!, port));
+  }
   return [...new Set(out.map((h) => h.toLowerCase()))];
 }
 

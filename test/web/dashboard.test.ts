@@ -160,6 +160,41 @@ describe('pages', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+  it('refreshes the list every 2 s while a run is active', async () => {
+    const base = (await demo.store.getRun(demo.runId))!;
+    const runId = `rlive${Date.now().toString(36)}`;
+    const admitted = await demo.store.admit({
+      runId,
+      admissionKey: `live-${runId}`,
+      changeKey: base.changeKey,
+      repo: base.repo,
+      snapshotKey: `live-${runId}`,
+      snapshot: { ...base.snapshot, change: 'live/refresh' },
+    });
+    expect(admitted.kind).toBe('created');
+    const { page, problems } = await openPage(demo.ui.url);
+    const row = page.locator(`#runs tr[data-run="${runId}"]`);
+    await expect.poll(() => text(row)).toContain('queued');
+    expect(await text(page.locator('#summary'))).toContain('1 active, refreshing every 2 s');
+    const lease = await demo.store.acquireLease(
+      runId,
+      { id: `test:${process.pid}`, host: 'test', pid: process.pid },
+      30_000,
+    );
+    await demo.store.finishRun(lease!, {
+      status: 'failed',
+      outcome: null,
+      stopReason: null,
+      reason: 'interrupted',
+      detail: 'ended by the dashboard test',
+    });
+    const ended = Date.now();
+    await expect.poll(() => text(row), { timeout: 5000, interval: 100 }).toContain('failed');
+    expect(Date.now() - ended).toBeLessThan(4000);
+    expect(await text(row)).toContain('interrupted');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('Loop Lab', () => {

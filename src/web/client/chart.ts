@@ -50,6 +50,8 @@ export function lineChart(
     series: LineSeries[];
     onDraw?: () => void;
     yMax?: number;
+    /** Counts: whole-number ticks only. */
+    yWhole?: boolean;
   },
 ): LineChart {
   const U = lib();
@@ -71,7 +73,12 @@ export function lineChart(
             grid: { stroke: '#eaeef2' },
             incrs: [1, 2, 5, 10, 20, 50, 100],
           },
-          { label: opts.yLabel, stroke: '#57606a', grid: { stroke: '#eaeef2' } },
+          {
+            label: opts.yLabel,
+            stroke: '#57606a',
+            grid: { stroke: '#eaeef2' },
+            ...(opts.yWhole ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}),
+          },
         ],
         series: [
           { label: opts.xLabel },

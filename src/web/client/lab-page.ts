@@ -280,6 +280,7 @@ function analyzeText(text: string): void {
       xLabel: 'round',
       yLabel: 'blocking findings',
       height: 240,
+      yWhole: true,
       series,
     });
 }
