@@ -46,6 +46,7 @@ tbody tr.link:hover { background: #f3f6f9; }
 .st-failed, .st-aborted, .st-timed_out, .st-unknown, .oc-findings, .bad { background: var(--bad-bg); color: var(--bad); }
 .strike { text-decoration: line-through; opacity: .7; }
 .filters { display: flex; gap: 10px; flex-wrap: wrap; align-items: end; margin: 12px 0 14px; }
+.filters input, .filters select { height: 30px; }
 .filters label, .field { display: flex; flex-direction: column; gap: 3px; font-size: 12px; color: var(--muted); }
 input[type="text"], input[type="search"], select, textarea { font: inherit; font-size: 13px; padding: 5px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg); }
 textarea { font-family: var(--mono); font-size: 12px; width: 100%; min-height: 140px; }
