@@ -125,6 +125,7 @@ async function main() {
     process.exit(1);
   }
   rmSync(base.dir, { recursive: true, force: true });
+  rmSync(base.log, { force: true });
 
   const passes = boundaryPasses(bugs);
   const seed = Number(o.seed);

@@ -7,9 +7,13 @@
  * run whose head commit is gone ends `unknown` / `unresumable`.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { createGit } from '../../src/git/index.js';
 import { RunBusyError } from '../../src/loop/errors.js';
+import { verifyRecordFile } from '../../src/record/verify.js';
 import {
   Crash,
   crashAroundVerdict,
@@ -132,6 +136,46 @@ describe('a crash next to a verdict', () => {
       expect((await store.listVerdicts(run.id)).filter((v) => v.callKey === first)).toHaveLength(1);
     },
   );
+});
+
+describe('no file is a completion signal (invariant 5)', () => {
+  test('a record file planted for a crashed run does not end it; resume finishes the run and rewrites the record', async () => {
+    fx = await makeLoopFixture();
+    const { run } = await crashRun(fx, 'before:decide', 2);
+    const planted = join(fx.dir, '.revloop', 'records', `${run.id}.json`);
+    mkdirSync(join(fx.dir, '.revloop', 'records'), { recursive: true });
+    writeFileSync(planted, '{"forged":true}\n');
+
+    const { deps } = await fx.open();
+    const res = await fx.resume(deps, run.id);
+    expect(res.run.status).toBe('completed');
+    expect(res.recordPath).toBe(planted);
+    expect(readFileSync(planted, 'utf8')).not.toContain('forged');
+    const co = join(fx.dir, '..', 'checkout');
+    git(fx.dir, ['worktree', 'add', '--detach', '--quiet', co, res.run.head]);
+    const v = await verifyRecordFile(planted, {
+      git: createGit(),
+      repo: co,
+      keys: [join(fx.dir, '.revloop', 'keys', 'signing.pub')],
+      allowFindings: false,
+    });
+    expect(v).toMatchObject({ ok: true, code: 'ok' });
+  });
+
+  test('a run killed after it finished but before its record was written gets the record on resume', async () => {
+    fx = await makeLoopFixture();
+    const { run } = await crashRun(fx, 'after:finish');
+    const { store, deps } = await fx.open();
+    const ended = await store.getRun(run.id);
+    expect(ended?.status).toBe('completed');
+    expect(ended?.recordPath).toBeNull();
+    const calls = fx.invocations().length;
+    const res = await fx.resume(deps, run.id);
+    expect(res.recordPath).not.toBeNull();
+    expect(existsSync(res.recordPath ?? '')).toBe(true);
+    expect((await store.getRun(run.id))?.recordPath).toBe(res.recordPath);
+    expect(fx.invocations()).toHaveLength(calls);
+  });
 });
 
 test('markInterruptedAttempts marks only the started attempts of the run it holds', async () => {
