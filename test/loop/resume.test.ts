@@ -178,6 +178,32 @@ describe('no file is a completion signal (invariant 5)', () => {
   });
 });
 
+describe("a crash that leaves the run's private worktree broken", () => {
+  const worktreeOf = (f: LoopFixture) =>
+    git(f.dir, ['worktree', 'list', '--porcelain'])
+      .split('\n')
+      .filter((l) => l.startsWith('worktree ') && l !== `worktree ${f.dir}`)
+      .map((l) => l.slice('worktree '.length))[0] ?? '';
+
+  test.each([
+    ['a stale index.lock (git killed with the controller mid-command)', 'lock'],
+    ['a checkout whose .git link is empty', 'unlinked'],
+    ['a worktree add cut short (still locked "initializing", no .git link)', 'initializing'],
+  ])('%s: resume still finishes the run', async (_what, damage) => {
+    fx = await makeLoopFixture();
+    const { run } = await crashRun(fx, 'call:fix');
+    const wt = worktreeOf(fx);
+    expect(existsSync(wt)).toBe(true);
+    const admin = git(wt, ['rev-parse', '--absolute-git-dir']);
+    if (damage === 'lock') writeFileSync(join(admin, 'index.lock'), '');
+    else writeFileSync(join(wt, '.git'), '');
+    if (damage === 'initializing') writeFileSync(join(admin, 'locked'), 'initializing');
+    const { deps } = await fx.open();
+    const res = await fx.resume(deps, run.id);
+    expect([res.run.status, res.run.outcome]).toEqual(['completed', 'clear']);
+  });
+});
+
 test('markInterruptedAttempts marks only the started attempts of the run it holds', async () => {
   fx = await makeLoopFixture();
   const { run } = await crashRun(fx, 'call:review', 2);
