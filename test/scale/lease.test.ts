@@ -119,7 +119,7 @@ describe('worker leases on PostgreSQL', () => {
     // Two reviewer calls in all, each made once.
     expect(new Set(logLines(log).map((l) => l.key)).size).toBe(2);
     expect(logLines(log)).toHaveLength(2);
-  });
+  }, 120_000);
 
   it('a worker frozen past its lease is fenced out: the taker finishes the run, the late writes are refused', async () => {
     await db.truncate();
@@ -177,5 +177,5 @@ describe('worker leases on PostgreSQL', () => {
     const calls = logLines(log);
     expect(calls).toHaveLength(3);
     expect(new Set(calls.map((c) => c.key)).size).toBe(2);
-  });
+  }, 120_000);
 });

@@ -76,7 +76,7 @@ describe('revloop on PostgreSQL', () => {
     expect(runs).toEqual([
       expect.objectContaining({ runId: out.runId, status: 'completed', change: 'pr-2' }),
     ]);
-  });
+  }, 120_000);
 
   it('enqueue admits only; worker --exit-when-idle --concurrency 2 on another checkout drains the queue and exits', async () => {
     await db.truncate();
@@ -123,7 +123,7 @@ describe('revloop on PostgreSQL', () => {
     // (timing), but every verdict is once per call key.
     const dup = await sql('SELECT call_key FROM verdicts GROUP BY call_key HAVING count(*) > 1');
     expect(dup).toEqual([]);
-  });
+  }, 120_000);
 
   it('--max-active defers the admission past capacity (exit 3, limit named); --cost-budget defers on cost', async () => {
     await db.truncate();
@@ -164,7 +164,7 @@ describe('revloop on PostgreSQL', () => {
     );
     expect(plain.code).toBe(3);
     expect(plain.stderr).toMatch(/admission deferred \(capacity\)/);
-  });
+  }, 120_000);
 
   it('enqueue and worker work the same on the embedded SQLite ledger', async () => {
     const store = `sqlite:${box.tmp}/ledger.db`;
@@ -212,5 +212,5 @@ describe('revloop on PostgreSQL', () => {
     );
     expect(w.code, w.stderr).toBe(0);
     expect(workerLines(w.stdout)).toEqual([expect.objectContaining({ status: 'completed', detached: null })]);
-  });
+  }, 120_000);
 });
