@@ -1,0 +1,108 @@
+// Controller overhead of the loop: a 5-round loop (three reviewers that keep
+// raising the same blocker, a fixer whose edit never satisfies them, budgets.rounds
+// 5, the stop rule off through a large stopWindow) whose reviewers each take
+// 200 ms (scripted adapter, delayMs). Total wall time against the sum of
+// reviewer time; target: overhead <= 5 %. Also the controller's cost per
+// round with instant reviewers (ms per round): git freeze checks, worktree,
+// the fix commit, the ledger transactions on a real SQLite file, the record.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
+const ROUNDS = 5;
+const REVIEWERS = ['correctness', 'standards', 'annotations'];
+const DELAY_MS = 200;
+
+const BASE = 'export function add(a, b) {\n  return a + b;\n}\n';
+const HEAD = `${BASE}\nlet total = 0;\nexport async function deposit(n) {\n  const seen = total;\n  await Promise.resolve();\n  total = seen + n;\n  return total;\n}\n`;
+
+function script(delayMs) {
+  const finding = {
+    severity: 'MAJOR',
+    file: 'src/calc.js',
+    line: 7,
+    endLine: 10,
+    claim: 'deposit reads total before an await and writes it after',
+    failureScenario: 'two concurrent deposit(5) calls both read 0 and both write 5, so total ends at 5',
+  };
+  const s = {};
+  for (const r of REVIEWERS) s[r] = { '*': { delayMs, reply: { verdict: 'findings', findings: [finding] } } };
+  // The fixer edits a line the finding does not cite, differently every round, so every round commits.
+  s.fixer = {};
+  for (let i = 1; i <= ROUNDS; i++)
+    s.fixer[String(i)] = {
+      write: { 'src/calc.js': HEAD.replace('a + b;', `a + b; // ${i}`) },
+      reply: { disputed: [] },
+    };
+  return s;
+}
+
+async function loopOnce(delayMs) {
+  const { createFixtureRepo } = await import(dist('git/fixture-repo.js'));
+  const { composeDeps } = await import(dist('loop/compose.js'));
+  const { reviewRevision } = await import(dist('loop/operations.js'));
+  const { openStore } = await import(dist('store/index.js'));
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-loop-'));
+  const repo = await createFixtureRepo(dir);
+  const config = [
+    'criteria: REVIEW.md',
+    'reviewers:',
+    ...REVIEWERS.map((n) => `  - { name: ${n}, adapter: scripted, script: review/script.json }`),
+    'fixer: { adapter: scripted, script: review/script.json }',
+    `budgets: { rounds: ${ROUNDS}, wallSeconds: 600, costUsd: 5 }`,
+    'policy: { stopWindow: 50 }',
+    '',
+  ].join('\n');
+  await repo.commit(
+    {
+      '.gitignore': '.revloop/\n',
+      'REVIEW.md': '1. Shared state must not be updated without a lock.\n',
+      'revloop.config.yaml': config,
+      'review/script.json': JSON.stringify(script(delayMs)),
+      'src/calc.js': BASE,
+    },
+    'base',
+  );
+  await repo.branch('topic');
+  await repo.commit({ 'src/calc.js': HEAD }, 'change');
+  const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
+  try {
+    const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
+    const t0 = performance.now();
+    const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
+    const ms = performance.now() - t0;
+    if (res.kind !== 'run' || res.run.stopReason !== 'budget' || res.run.roundsDone !== ROUNDS)
+      throw new Error(`unexpected run: ${JSON.stringify(res.run ?? res)}`);
+    return ms;
+  } finally {
+    await store.close();
+    const { createGit } = await import(dist('git/index.js'));
+    await createGit()
+      .root(dir)
+      .catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export default async function () {
+  await loopOnce(0); // warm-up: module loading, first git spawns
+  const instant = [];
+  for (let i = 0; i < 3; i++) instant.push(await loopOnce(0));
+  const slow = [];
+  for (let i = 0; i < 2; i++) slow.push(await loopOnce(DELAY_MS));
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const reviewerMs = ROUNDS * REVIEWERS.length * DELAY_MS;
+  const wall = Math.min(...slow);
+  const overhead = (wall - reviewerMs) / reviewerMs;
+  const perRound = median(instant) / ROUNDS;
+  return {
+    name: 'loop controller overhead (5 rounds, 3 reviewers x 200 ms, fixer, SQLite)',
+    target: 'wall time <= 105 % of reviewer time',
+    pass: overhead <= 0.05,
+    lines: [
+      `reviewer time ${reviewerMs} ms; loop wall time ${wall.toFixed(0)} ms (best of ${slow.length}): overhead ${(overhead * 100).toFixed(1)} %`,
+      `instant reviewers: ${perRound.toFixed(1)} ms of controller work per round (median of ${instant.length} loops of ${ROUNDS} rounds: ${instant.map((x) => x.toFixed(0)).join(', ')} ms)`,
+    ],
+  };
+}
