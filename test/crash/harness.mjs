@@ -74,7 +74,8 @@ function boundaryPasses(nBugs) {
 
 function planFor(i, rand, passes, runMs) {
   const names = Object.keys(passes);
-  const randomKill = () => ({ afterMs: Math.floor(50 + rand() * runMs * 1.1) });
+  // Half the random kills take the controller's whole process group (its git commands too).
+  const randomKill = () => ({ afterMs: Math.floor(50 + rand() * runMs * 1.1), group: rand() < 0.5 });
   // Even trials kill at a boundary (every boundary in turn, a random pass of it), odd ones at a random instant.
   const first =
     i % 2 === 0
@@ -184,7 +185,7 @@ function summarize(results, meta) {
         continue;
       }
       kills++;
-      const key = `${k.planned === 'boundary' ? '' : 'random@'}${k.site}`;
+      const key = `${k.planned === 'boundary' ? '' : `${k.planned}@`}${k.site}`;
       killsAt[key] = (killsAt[key] ?? 0) + 1;
     }
     for (const a of r.trial.attempts.filter((x) => x.after)) {

@@ -96,10 +96,21 @@ async function waitForOrphans(log) {
   return false;
 }
 
-function runCli(cli, args, cwd, env, killAfterMs) {
+/**
+ * Runs the CLI in its own process group. A timed kill hits the controller
+ * alone, or (`group`) the controller with the git commands it is running, as
+ * a container kill would; the agents and checks lead groups of their own and
+ * live on either way.
+ */
+function runCli(cli, args, cwd, env, killAfterMs, group) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b) => {
@@ -114,7 +125,11 @@ function runCli(cli, args, cwd, env, killAfterMs) {
         ? undefined
         : setTimeout(() => {
             timerKilled = true;
-            child.kill('SIGKILL');
+            try {
+              process.kill(group ? -child.pid : child.pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
           }, killAfterMs);
     const limit = setTimeout(() => child.kill('SIGKILL'), ATTEMPT_LIMIT_MS);
     child.on('close', (code, signal) => {
@@ -127,7 +142,7 @@ function runCli(cli, args, cwd, env, killAfterMs) {
 
 /**
  * Runs one trial. `plan` lists the kills in order: `{ at: 'call:fix', nth: 2 }`
- * (REVLOOP_CRASH_AT) or `{ afterMs: 800 }` (a timer). `pick()` in [0,1) picks
+ * (REVLOOP_CRASH_AT) or `{ afterMs: 800, group? }` (a timer). `pick()` in [0,1) picks
  * `review` or `resume` for each attempt after a kill.
  */
 export async function runTrial({ template, dir, cli, plan, pick, agentEnv }) {
@@ -152,7 +167,7 @@ export async function runTrial({ template, dir, cli, plan, pick, agentEnv }) {
       REVLOOP_LEASE_MS: String(LEASE_MS),
       ...(kill?.at ? { REVLOOP_CRASH_AT: `${kill.at}@${kill.nth}` } : {}),
     };
-    const res = await runCli(cli, args, dir, env, kill?.afterMs);
+    const res = await runCli(cli, args, dir, env, kill?.afterMs, kill?.group);
     attempts.push({ command: args[0], code: res.code, signal: res.signal, ms: res.ms, after: a > 0 });
     if (res.ms >= ATTEMPT_LIMIT_MS) problems.push(`attempt ${a} (${args[0]}) hung for ${res.ms} ms`);
     const killed = res.signal === 'SIGKILL' && res.ms < ATTEMPT_LIMIT_MS;
