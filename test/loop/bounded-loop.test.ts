@@ -76,10 +76,10 @@ describe('refuter, fixer and checks', () => {
       expect(rows[0]?.refutation).toMatchObject({ decision: 'upheld', by: 'refuter' });
       const checks = (round: number) =>
         (
-          stages.find((s) => s.round === round && s.stage === 'checks')?.result as {
-            results: { passed: boolean }[];
-          }
-        ).results[0]?.passed;
+          stages.find((s) => s.round === round && s.stage === 'checks')?.result as
+            | { results: { passed: boolean }[] }
+            | undefined
+        )?.results[0]?.passed;
       expect([checks(0), checks(1)]).toEqual([false, true]);
       const d2 = decideOf(stages, 2);
       expect(d2.evidence).toMatchObject({ progress: true });
