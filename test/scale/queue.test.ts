@@ -3,6 +3,8 @@
  * end to end, `enqueue` (admit only) then `worker --exit-when-idle` draining it,
  * and admission limits answered `deferred` with the limit named (invariant 3).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
@@ -164,6 +166,30 @@ describe('revloop on PostgreSQL', () => {
     );
     expect(plain.code).toBe(3);
     expect(plain.stderr).toMatch(/admission deferred \(capacity\)/);
+  }, 120_000);
+
+  it('the store comes from `store:` in the working tree config, or REVLOOP_STORE, without --store', async () => {
+    await db.truncate();
+    const m = repo.clone('configured');
+    const cfg = join(m.dir, 'revloop.config.yaml');
+    writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}store: ${db.url}\n`);
+    const a = await cli(
+      ['enqueue', '--repo', m.dir, '--base', 'origin/main', '--head', 'origin/pr-0', '--json'],
+      cliEnv(m),
+      m.dir,
+    );
+    expect(a.code, a.stderr).toBe(0);
+    const runId = (JSON.parse(a.stdout) as { runId: string }).runId;
+    expect(await sql('SELECT id FROM runs')).toEqual([{ id: runId }]);
+    // Another checkout names the ledger by environment; its worker drives the run.
+    const w = await cli(
+      ['worker', '--repo', box.dir, '--exit-when-idle', '--json'],
+      cliEnv(box, { REVLOOP_STORE: db.url }),
+      box.dir,
+    );
+    expect(workerLines(w.stdout)).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
+    const st = await cli(['status', '--repo', m.dir, '--json'], cliEnv(m), m.dir);
+    expect(JSON.parse(st.stdout).runs).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
   }, 120_000);
 
   it('enqueue and worker work the same on the embedded SQLite ledger', async () => {
