@@ -36,11 +36,17 @@ async function repoWithSlowPass(sleepMs: number): Promise<ReviewRepo> {
 }
 
 /** 3 `review` and 3 `enqueue` processes on one revision, all started together. */
-async function race(r: ReviewRepo, env: NodeJS.ProcessEnv): Promise<{ reviews: CliResult[]; enqueues: CliResult[] }> {
+async function race(
+  r: ReviewRepo,
+  env: NodeJS.ProcessEnv,
+): Promise<{ reviews: CliResult[]; enqueues: CliResult[] }> {
   const review = () => runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir, env });
   const enqueue = () => runCli(['enqueue', '--head', 'topic', '--json'], { cwd: r.dir, env });
   const all = await Promise.all([review(), enqueue(), review(), enqueue(), review(), enqueue()]);
-  return { reviews: [all[0], all[2], all[4]] as CliResult[], enqueues: [all[1], all[3], all[5]] as CliResult[] };
+  return {
+    reviews: [all[0], all[2], all[4]] as CliResult[],
+    enqueues: [all[1], all[3], all[5]] as CliResult[],
+  };
 }
 
 function expectOneRun(res: { reviews: CliResult[]; enqueues: CliResult[] }) {
@@ -108,7 +114,12 @@ describe('invariant 4: a push during a run supersedes it', () => {
 
     const second = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(second.code, second.stderr).toBe(0);
-    expect(second.json).toMatchObject({ admitted: 'created', status: 'completed', outcome: 'clear', head: moved });
+    expect(second.json).toMatchObject({
+      admitted: 'created',
+      status: 'completed',
+      outcome: 'clear',
+      head: moved,
+    });
     expect(second.json?.runId).not.toBe(first.json?.runId);
     // The superseded run's review result was rejected: no completed stage, no findings.
     const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
