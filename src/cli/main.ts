@@ -107,7 +107,10 @@ withRepo(program.command('enqueue'))
   .option('--config-from <where>', 'base or head', 'base')
   .option('--max-active <n>', 'queue capacity (max queued or running runs)')
   .option('--cost-budget <usd>', 'cost budget per window across runs')
-  .option('--cost-window <seconds>', 'the cost budget window', '86400')
+  .option(
+    '--cost-window <seconds>',
+    'the cost budget window (default: admission.costWindowSeconds, else 86400)',
+  )
   .option('--json', 'print one JSON document')
   .action(lazy('enqueue'));
 

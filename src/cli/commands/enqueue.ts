@@ -15,7 +15,7 @@ interface Opts {
   configFrom: string;
   maxActive?: string;
   costBudget?: string;
-  costWindow: string;
+  costWindow?: string;
   json?: boolean;
 }
 
