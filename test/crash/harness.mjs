@@ -107,17 +107,17 @@ async function main() {
   };
   const started = Date.now();
 
-  // Calibration: one uncrashed run gives the outcome to expect and the span of random kills.
-  const base = await runTrial({
-    template,
-    dir: join(work, 'calibrate'),
-    cli,
-    plan: [],
-    pick: () => 0,
-    agentEnv,
-  });
+  // Calibration: uncrashed runs, as many at once as the trials will run, give the outcome
+  // to expect and (their median duration) the span of random kills.
+  const calib = await Promise.all(
+    Array.from({ length: Number(o.concurrency) }, (_, k) =>
+      runTrial({ template, dir: join(work, `calibrate${k}`), cli, plan: [], pick: () => 0, agentEnv }),
+    ),
+  );
+  const base = calib[0];
   const baseJudged = judge(base, expect);
-  const runMs = base.attempts[0]?.ms ?? 3000;
+  const spans = calib.map((c) => c.attempts[0]?.ms ?? 3000).sort((a, b) => a - b);
+  const runMs = spans[Math.floor(spans.length / 2)] ?? 3000;
   const baseRounds = readLedger(base.dir)?.rounds.length ?? 0;
   if (baseJudged.violations.length > 0 || base.final?.outcome !== 'clear') {
     console.error(
@@ -125,8 +125,10 @@ async function main() {
     );
     process.exit(1);
   }
-  rmSync(base.dir, { recursive: true, force: true });
-  rmSync(base.log, { force: true });
+  for (const c of calib) {
+    rmSync(c.dir, { recursive: true, force: true });
+    rmSync(c.log, { force: true });
+  }
 
   const passes = boundaryPasses(bugs);
   const seed = Number(o.seed);

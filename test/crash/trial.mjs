@@ -177,7 +177,7 @@ export async function runTrial({ template, dir, cli, plan, pick, agentEnv }) {
       runId = ledger?.runs.at(-1)?.id ?? runId;
       kills.push({
         site: kill?.at ?? killSite(ledger),
-        planned: kill?.at ? 'boundary' : 'random',
+        planned: kill?.at ? 'boundary' : kill?.group ? 'group' : 'random',
         command: args[0],
       });
       continue;
