@@ -143,7 +143,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const settled = await changeSettlements(deps, changeKey);
   const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));
   const snapshot = buildSnapshot(
-    rev,
+    { ...rev, repo: identity },
     loaded,
     { change, diffDigest, configFrom: req.configFrom, settlementsDigest },
     deps.hash,

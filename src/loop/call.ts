@@ -22,8 +22,10 @@ export interface CallSpec {
   /** The revision the call looks at. */
   head: string;
   repoDir: string;
-  /** Runs before each attempt (the fixer's worktree is reset to the revision). */
+  /** Runs before each attempt (the worktree is made to hold exactly the revision). */
   beforeAttempt?: (() => Promise<void>) | undefined;
+  /** Runs after each attempt, whatever its class (notes whether the agent touched the worktree). */
+  afterAttempt?: (() => Promise<void>) | undefined;
   /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
 }
@@ -58,6 +60,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
     ctx.checkBudgets();
     attempt++;
+    ctx.attemptsMade++;
     await spec.beforeAttempt?.();
     await deps.store.beginAttempt(lease, {
       callKey: key,
@@ -91,6 +94,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,
     });
+    await spec.afterAttempt?.();
     if (res.ok) {
       let reply: unknown;
       try {

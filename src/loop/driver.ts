@@ -200,7 +200,8 @@ async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
     store.listStages(run.id),
   ]);
   const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
-  const worktree = join(tmpdir(), 'revloop-worktrees', run.id);
+  // Per checkout and run: two checkouts on one host (workers sharing a ledger) never share a worktree.
+  const worktree = join(tmpdir(), 'revloop-worktrees', `${deps.hash(deps.repoRoot).slice(0, 10)}-${run.id}`);
   return new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, worktree, {
     verdicts,
     attempts,

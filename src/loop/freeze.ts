@@ -8,9 +8,22 @@ import { unfinishedEnd } from '../core/run-state.js';
 import { sha256 } from '../io/hash.js';
 import { type RunContext, RunEnd } from './run-context.js';
 
-export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): Promise<void> {
+/**
+ * `before` a stage reuses what an earlier check established for the same
+ * commits, and is skipped altogether when nothing ran since the last check
+ * passed (the previous stage's `record` check, a transaction ago);
+ * `record` (before a result is written) always checks the ref and hashes the
+ * diff again.
+ */
+export async function checkFrozen(
+  ctx: RunContext,
+  expectedDiffDigest: string,
+  when: 'before' | 'record' = 'before',
+): Promise<void> {
   const { git } = ctx.deps;
   const s = ctx.snapshot;
+  const mark = `${ctx.run.head}:${ctx.attemptsMade}`;
+  if (when === 'before' && ctx.frozenMark === mark) return;
   if (s.headRef !== null) {
     let now: string | null;
     try {
@@ -28,7 +41,7 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
       );
     }
   }
-  const digest = await git.diffDigest(ctx.deps.repoRoot, s.mergeBase, ctx.run.head);
+  const digest = await ctx.diffDigest(ctx.run.head, when === 'record');
   if (digest !== expectedDiffDigest) {
     throw new RunEnd(
       unfinishedEnd(
@@ -40,8 +53,10 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
   }
   // With configFrom=head the rules live at the revision under review, which a fix can edit.
   const source = s.configFrom === 'head' ? ctx.run.head : s.base;
-  const config = await git.readFile(ctx.deps.repoRoot, source, s.configPath);
-  const criteria = await git.readFile(ctx.deps.repoRoot, source, s.criteriaPath);
+  const [config, criteria] = await Promise.all([
+    ctx.readBlob(source, s.configPath),
+    ctx.readBlob(source, s.criteriaPath),
+  ]);
   if (!criteria || sha256(criteria) !== s.criteriaDigest) {
     throw new RunEnd(
       unfinishedEnd('aborted', 'rules_changed', `criteria ${s.criteriaPath} changed since admission`),
@@ -52,4 +67,5 @@ export async function checkFrozen(ctx: RunContext, expectedDiffDigest: string): 
       unfinishedEnd('aborted', 'rules_changed', `config ${s.configPath} changed since admission`),
     );
   }
+  ctx.frozenMark = mark;
 }

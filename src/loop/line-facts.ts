@@ -14,6 +14,11 @@ export class LineFacts {
     private readonly repo: string,
   ) {}
 
+  /** Starts fetching the hunks between two revisions (they are cached for the reads that follow). */
+  async prefetch(from: string, to: string): Promise<void> {
+    if (from !== to) await this.hunks(from, to);
+  }
+
   private hunks(from: string, to: string): Promise<FileHunks[]> {
     const key = `${from}..${to}`;
     let h = this.cache.get(key);

@@ -30,6 +30,15 @@ export interface Agent {
 
 export class RunContext {
   readonly verdicts = new Map<string, VerdictRow>();
+  /** The revision the worktree is known to hold with nothing else in it, or null when an agent may have touched it. */
+  worktreeCleanAt: string | null = null;
+  /** Agent attempts made so far in this process: a freeze check is current until the next one. */
+  attemptsMade = 0;
+  /** `head:attemptsMade` of the last passed freeze check. */
+  frozenMark: string | null = null;
+  private readonly digests = new Map<string, Promise<string>>();
+  private readonly blobs = new Map<string, Promise<Buffer | null>>();
+  private readonly ancestry = new Map<string, Promise<boolean>>();
   private readonly attempts = new Map<string, number>();
   private readonly stages = new Map<string, StageRow>();
   private spentUsd: number;
@@ -78,6 +87,49 @@ export class RunContext {
 
   addCost(usd: number): void {
     this.spentUsd += usd;
+  }
+
+  /**
+   * The diff digest of mergeBase..head. Commits are immutable, so a digest
+   * computed once for a pair of commit ids holds; `fresh` recomputes it anyway
+   * (the check before a stage's result is recorded).
+   */
+  diffDigest(head: string, fresh = false): Promise<string> {
+    const key = `${this.snapshot.mergeBase}..${head}`;
+    let d = fresh ? undefined : this.digests.get(key);
+    if (!d) {
+      d = this.deps.git.diffDigest(this.deps.repoRoot, this.snapshot.mergeBase, head);
+      this.digests.set(key, d);
+      d.catch(() => this.digests.delete(key));
+    }
+    return d;
+  }
+
+  /** Whether commit `a` exists and is an ancestor of (or equal to) `b`; memoised, commits being immutable. */
+  isAncestor(a: string, b: string): Promise<boolean> {
+    const key = `${a}<${b}`;
+    let r = this.ancestry.get(key);
+    if (!r) {
+      const { git, repoRoot } = this.deps;
+      r = git
+        .commitExists(repoRoot, a)
+        .then((ok) => (ok ? git.mergeBase(repoRoot, a, b).then((mb) => mb === a) : false))
+        .catch(() => false);
+      this.ancestry.set(key, r);
+    }
+    return r;
+  }
+
+  /** A file at a commit id (immutable, so read once). */
+  readBlob(sha: string, path: string): Promise<Buffer | null> {
+    const key = `${sha}:${path}`;
+    let b = this.blobs.get(key);
+    if (!b) {
+      b = this.deps.git.readFile(this.deps.repoRoot, sha, path);
+      this.blobs.set(key, b);
+      b.catch(() => this.blobs.delete(key));
+    }
+    return b;
   }
 
   wallDeadline(): number {

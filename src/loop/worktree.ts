@@ -9,14 +9,17 @@ import type { RunContext } from './run-context.js';
  * rebuilt instead of leaving the run unresumable.
  */
 export async function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
   const root = ctx.deps.repoRoot;
+  if (ctx.worktreeCleanAt === sha && existsSync(ctx.worktree)) return;
+  ctx.worktreeCleanAt = null;
   if (existsSync(ctx.worktree)) {
     try {
       await git.resetWorktree(ctx.worktree, sha);
+      ctx.worktreeCleanAt = sha;
       return;
     } catch {
       // rebuilt below; an error that is not the checkout's (an unknown sha) comes back from addWorktree
@@ -27,4 +30,21 @@ export async function ensureWorktree(
   await git.removeWorktree(root, ctx.worktree).catch(() => undefined);
   await git.addWorktree(root, ctx.worktree, sha);
   await git.resetWorktree(ctx.worktree, sha);
+  ctx.worktreeCleanAt = sha;
+}
+
+/**
+ * After a stage whose agents may only read the checkout (reviewers, the
+ * refuter share it within a stage): one `git status` tells whether any of them
+ * wrote into it; if so, the next ensureWorktree resets it. Checking once per
+ * stage rather than per call saves a git process per agent; an agent that
+ * writes where it may only read can mislead the agents after it in the same
+ * stage, never the fixer, the checks or a later stage.
+ */
+export async function noteReadOnlyUse(
+  ctx: Pick<RunContext, 'deps' | 'worktree' | 'worktreeCleanAt'>,
+): Promise<void> {
+  if (ctx.worktreeCleanAt === null) return;
+  const entries = await ctx.deps.git.status(ctx.worktree).catch(() => null);
+  if (entries === null || entries.length > 0) ctx.worktreeCleanAt = null;
 }

@@ -3,18 +3,39 @@
  * ledger says `completed`: the record is a statement about the ledger, never
  * a completion signal. A missing one is written again by `resume`.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { RunRow } from '../core/ledger.js';
+import { fsyncDir } from '../io/atomic-file.js';
 import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun } from '../record/index.js';
 import type { LoopDeps } from './deps.js';
 import { writeEscalation } from './escalation.js';
 import { loadRunReport } from './run-report-loader.js';
 
-/** The repository's signing key, created on first use (as `init` and `keygen` do). */
+/**
+ * The repository's signing key, created on first use (as `init` and `keygen`
+ * do). Two processes may both find it missing: each generates a pair under a
+ * private name and links it into place, and link() lets exactly one win, so
+ * nobody signs with a key that another process then overwrote.
+ */
 export function signingKeyPath(repoRoot: string): string {
   const prefix = join(repoRoot, DEFAULT_KEY_PREFIX);
-  if (!existsSync(`${prefix}.key`)) generateKeyPair(prefix);
+  if (existsSync(`${prefix}.key`)) return `${prefix}.key`;
+  const mine = `${prefix}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  generateKeyPair(mine);
+  try {
+    linkSync(`${mine}.pub`, `${prefix}.pub.${process.pid}`);
+    linkSync(`${mine}.key`, `${prefix}.key`);
+    renameSync(`${prefix}.pub.${process.pid}`, `${prefix}.pub`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    rmSync(`${prefix}.pub.${process.pid}`, { force: true });
+  } finally {
+    rmSync(`${mine}.key`, { force: true });
+    rmSync(`${mine}.pub`, { force: true });
+  }
+  fsyncDir(dirname(prefix));
   return `${prefix}.key`;
 }
 

@@ -86,6 +86,12 @@ async function gatherProgressFacts(
   const head = rounds.find((r) => r.round === round)?.head ?? ctx.run.head;
   const prevHead = rounds.find((r) => r.round === round - 1)?.head ?? ctx.snapshot.head;
   const checkNames = ctx.snapshot.checks.map((c) => c.name);
+  // Independent git reads, started together (each is one git process).
+  const [diffLinesBefore, diffLinesAfter] = await Promise.all([
+    lines.changedLines(ctx.snapshot.mergeBase, prevHead),
+    lines.changedLines(ctx.snapshot.mergeBase, head),
+    lines.prefetch(prevHead, head),
+  ]);
   const priorBlockers: PriorBlocker[] = [];
   for (const f of findings) {
     if (f.round !== round - 1 || f.reviewer === CONTROLLER_REVIEWER || !isBlocker(f)) continue;
@@ -122,8 +128,8 @@ async function gatherProgressFacts(
     priorBlockers,
     raised,
     settledSince,
-    diffLinesBefore: await lines.changedLines(ctx.snapshot.mergeBase, prevHead),
-    diffLinesAfter: await lines.changedLines(ctx.snapshot.mergeBase, head),
+    diffLinesBefore,
+    diffLinesAfter,
     shrinkRatio: ctx.snapshot.policy.shrinkRatio,
   };
 }

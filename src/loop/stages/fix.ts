@@ -44,7 +44,6 @@ export async function fixStage(
   const fixer = ctx.fixer;
   if (!fixer) throw new Error('fix stage without a fixer');
   const { git, store } = ctx.deps;
-  const s = ctx.snapshot;
   const head = ctx.run.head;
   await checkFrozen(ctx, expectedDigest);
   const all = await store.listFindings(ctx.run.id);
@@ -77,15 +76,22 @@ export async function fixStage(
     head,
     repoDir: ctx.worktree,
     beforeAttempt: () => ensureWorktree(ctx, head),
+    afterAttempt: async () => {
+      ctx.worktreeCleanAt = null; // the fixer edits it
+    },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      if ((await userTree()) !== userTreeBefore) {
+      const [userTreeAfter, moved, entries] = await Promise.all([
+        userTree(),
+        git.worktreeHead(ctx.worktree).catch(() => null),
+        git.status(ctx.worktree).catch(() => []),
+      ]);
+      if (userTreeAfter !== userTreeBefore) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
-      const moved = await git.worktreeHead(ctx.worktree).catch(() => null);
       if (moved !== head)
         throw new Error(`fixer moved HEAD of its worktree (committed on its own?) to ${moved ?? 'nothing'}`);
-      const conflicts = (await git.status(ctx.worktree)).filter((e) => e.conflict);
+      const conflicts = entries.filter((e) => e.conflict);
       if (conflicts.length > 0)
         throw new Error(`fixer left conflicts in ${conflicts.map((c) => c.path).join(', ')}`);
       const commit = await git.commitAll(
@@ -93,9 +99,7 @@ export async function fixStage(
         head,
         `revloop: fix round ${round} of run ${ctx.run.id}`,
       );
-      const diffDigest = commit
-        ? await git.diffDigest(ctx.deps.repoRoot, s.mergeBase, commit)
-        : expectedDigest;
+      const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
   });

@@ -10,7 +10,7 @@ import type { RefuterReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { checkFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
-import { ensureWorktree } from '../worktree.js';
+import { ensureWorktree, noteReadOnlyUse } from '../worktree.js';
 import { CONTROLLER_REVIEWER } from './review.js';
 
 export interface RefuteResult {
@@ -61,7 +61,8 @@ export async function refuteStage(
       });
       result.decisions.push({ findingId: f.id, callKey: res.verdict.callKey, decision: reply.decision });
     }
-    await checkFrozen(ctx, expectedDigest);
+    await noteReadOnlyUse(ctx);
+    await checkFrozen(ctx, expectedDigest, 'record');
   }
   ctx.deps.crashPoint?.('before-complete:refute');
   await ctx.deps.store.completeStage(lease, {

@@ -16,7 +16,7 @@ import { callAgent } from '../call.js';
 import { checkFrozen } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { type RunContext, RunEnd } from '../run-context.js';
-import { ensureWorktree } from '../worktree.js';
+import { ensureWorktree, noteReadOnlyUse } from '../worktree.js';
 
 export interface ReviewResult {
   head: string;
@@ -66,6 +66,7 @@ export async function reviewStage(
       );
     got.push({ name: r.name, verdict: res.verdict });
   }
+  await noteReadOnlyUse(ctx);
 
   const passes = await latestPasses(ctx, head);
   const findings: NewFinding[] = [];
@@ -94,7 +95,7 @@ export async function reviewStage(
   const protectedEdited = round === 1 ? await editedProtectedPaths(ctx) : [];
   for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
 
-  await checkFrozen(ctx, expectedDigest);
+  await checkFrozen(ctx, expectedDigest, 'record');
   const result: ReviewResult = {
     head,
     verdicts: got.map(({ name, verdict }) => ({
@@ -143,7 +144,7 @@ async function scopeFacts(
 async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
-  const { git, store } = ctx.deps;
+  const { store } = ctx.deps;
   const verdicts = (await store.listVerdictsForChange(ctx.run.changeKey))
     .filter(
       (v) => v.role === 'reviewer' && v.revision !== head && (v.reply as ReviewerReply).verdict === 'pass',
@@ -151,9 +152,7 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
     .sort((a, b) => b.recordedAt - a.recordedAt);
   for (const v of verdicts) {
     if (out.has(v.reviewer)) continue;
-    if (!(await git.commitExists(ctx.deps.repoRoot, v.revision))) continue;
-    const mb = await git.mergeBase(ctx.deps.repoRoot, v.revision, head).catch(() => null);
-    if (mb === v.revision) out.set(v.reviewer, v.revision);
+    if (await ctx.isAncestor(v.revision, head)) out.set(v.reviewer, v.revision);
   }
   return out;
 }
