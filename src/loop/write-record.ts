@@ -3,11 +3,11 @@
  * ledger says `completed`: the record is a statement about the ledger, never
  * a completion signal. A missing one is written again by `resume`.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { createPublicKey, randomBytes } from 'node:crypto';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRow } from '../core/ledger.js';
-import { fsyncDir } from '../io/atomic-file.js';
+import { fsyncDir, writeFileAtomic } from '../io/atomic-file.js';
 import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun } from '../record/index.js';
 import type { LoopDeps } from './deps.js';
 import { writeEscalation } from './escalation.js';
@@ -21,7 +21,12 @@ import { loadRunReport } from './run-report-loader.js';
  */
 export function signingKeyPath(repoRoot: string): string {
   const prefix = join(repoRoot, DEFAULT_KEY_PREFIX);
-  if (existsSync(`${prefix}.key`)) return `${prefix}.key`;
+  if (existsSync(`${prefix}.key`)) {
+    // A crash between linking the .key and renaming the .pub into place leaves a
+    // key nobody can check records against: derive the public half again.
+    if (!existsSync(`${prefix}.pub`)) writeFileAtomic(`${prefix}.pub`, publicPemOf(`${prefix}.key`));
+    return `${prefix}.key`;
+  }
   const mine = `${prefix}.${process.pid}.${randomBytes(4).toString('hex')}`;
   generateKeyPair(mine);
   try {
@@ -37,6 +42,10 @@ export function signingKeyPath(repoRoot: string): string {
   }
   fsyncDir(dirname(prefix));
   return `${prefix}.key`;
+}
+
+function publicPemOf(privatePath: string): string {
+  return createPublicKey(readFileSync(privatePath)).export({ type: 'spki', format: 'pem' }) as string;
 }
 
 export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string): Promise<string> {
