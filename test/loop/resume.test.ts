@@ -7,6 +7,7 @@
  * run whose head commit is gone ends `unknown` / `unresumable`.
  */
 import { spawn } from 'node:child_process';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -160,6 +161,28 @@ describe('no file is a completion signal (invariant 5)', () => {
       allowFindings: false,
     });
     expect(v).toMatchObject({ ok: true, code: 'ok' });
+  });
+
+  test('a signing key pair cut in half by a crash (the .pub never renamed into place) is completed from the .key', async () => {
+    fx = await makeLoopFixture();
+    const keys = join(fx.dir, '.revloop', 'keys');
+    mkdirSync(keys, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    writeFileSync(join(keys, 'signing.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const { deps } = await fx.open();
+    const res = await fx.review(deps);
+    expect(res.run.outcome).toBe('clear');
+    const pub = readFileSync(join(keys, 'signing.pub'), 'utf8');
+    expect(pub).toBe(createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }));
+    const co = join(fx.dir, '..', 'checkout');
+    git(fx.dir, ['worktree', 'add', '--detach', '--quiet', co, res.run.head]);
+    const v = await verifyRecordFile(res.recordPath ?? '', {
+      git: createGit(),
+      repo: co,
+      keys: [join(keys, 'signing.pub')],
+      allowFindings: false,
+    });
+    expect(v).toMatchObject({ ok: true });
   });
 
   test('a run killed after it finished but before its record was written gets the record on resume', async () => {
