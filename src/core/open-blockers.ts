@@ -7,19 +7,50 @@ import type { OpenBlocker } from './decide.js';
 import type { FindingRow } from './ledger.js';
 import { isBlocker } from './run-report.js';
 
+/**
+ * `sameClaim` names a finding's claim (reviewer, file, claim text) so that a
+ * reviewer raising again a claim the fixer disputed does not send it back to
+ * the fixer: the re-raise waits for the person, like the dispute it repeats.
+ */
 export function openBlockers(
   findings: FindingRow[],
   round: number,
   controllerReviewer: string,
+  sameClaim: (f: FindingRow) => string = (f) => f.id,
 ): OpenBlocker[] {
-  const out: OpenBlocker[] = [];
+  const waiting = new Map<string, FindingRow>();
   for (const f of findings) {
-    if (f.round > round || !isBlocker(f)) continue;
+    if (
+      f.round < round &&
+      f.reviewer !== controllerReviewer &&
+      isBlocker(f) &&
+      f.dispute !== null &&
+      f.settlement === null
+    ) {
+      waiting.set(sameClaim(f), f);
+    }
+  }
+  const out: OpenBlocker[] = [];
+  const repeated = new Set<string>();
+  for (const f of findings) {
+    if (f.round !== round || !isBlocker(f)) continue;
     if (f.reviewer === controllerReviewer) {
       out.push({ id: f.id, disputed: false, needsSettlement: true });
-    } else if (f.round === round) {
-      out.push({ id: f.id, disputed: f.dispute !== null && f.settlement === null, needsSettlement: false });
-    } else if (f.dispute !== null && f.settlement === null) {
+      continue;
+    }
+    const claim = sameClaim(f);
+    const awaits = waiting.has(claim);
+    if (awaits) repeated.add(claim);
+    out.push({
+      id: f.id,
+      disputed: awaits || (f.dispute !== null && f.settlement === null),
+      needsSettlement: false,
+    });
+  }
+  for (const f of findings) {
+    if (f.round >= round || !isBlocker(f)) continue;
+    if (f.reviewer === controllerReviewer) out.push({ id: f.id, disputed: false, needsSettlement: true });
+    else if (waiting.get(sameClaim(f)) === f && !repeated.has(sameClaim(f))) {
       out.push({ id: f.id, disputed: true, needsSettlement: false });
     }
   }

@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { decideRound } from '../core/decide.js';
-import { findingId } from '../core/keys.js';
+import { findingFingerprint, findingId } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { openBlockers } from '../core/open-blockers.js';
 import { evaluateProgress } from '../core/progress.js';
@@ -136,7 +136,9 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
         if (d) f.dispute = { reason: d.reason };
       }
     }
-    const open = openBlockers(recomputed, round, CONTROLLER_REVIEWER);
+    const open = openBlockers(recomputed, round, CONTROLLER_REVIEWER, (f) =>
+      findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash),
+    );
     let progressFlag = true;
     if (decide.progressFacts) {
       const raised = recomputed

@@ -44,7 +44,9 @@ export async function decideStage(
   await carryOverSettlements(ctx);
   const { store } = ctx.deps;
   const findings = await store.listFindings(ctx.run.id);
-  const open = openBlockers(findings, round, CONTROLLER_REVIEWER);
+  const open = openBlockers(findings, round, CONTROLLER_REVIEWER, (f) =>
+    findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, ctx.deps.hash),
+  );
   const prev = round > 1 ? (ctx.stage(round - 1, 'decide')?.result as DecideResult | undefined) : undefined;
   const progressFacts = round > 1 ? await gatherProgressFacts(ctx, round, findings, lines) : null;
   const evidence = progressFacts ? evaluateProgress(progressFacts) : null;
