@@ -22,6 +22,7 @@ import type { FixResult } from './stages/fix.js';
 import { fixStage } from './stages/fix.js';
 import { refuteStage } from './stages/refute.js';
 import { reviewStage } from './stages/review.js';
+import { removeRunWorktrees } from './worktree.js';
 import { writeRunOutputs } from './write-record.js';
 
 /** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
@@ -52,7 +53,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
     let ctx: RunContext;
     try {
-      ctx = await buildContext(deps, run);
+      ctx = await buildContext(deps, run, lease.token);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
       throw err;
@@ -153,7 +154,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   }
 }
 
-async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
+async function buildContext(deps: LoopDeps, run: RunRow, token: number): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
   for (const sha of new Set([s.base, s.head, s.mergeBase, run.head])) {
@@ -200,8 +201,13 @@ async function buildContext(deps: LoopDeps, run: RunRow): Promise<RunContext> {
     store.listStages(run.id),
   ]);
   const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
-  // Per checkout and run: two checkouts on one host (workers sharing a ledger) never share a worktree.
-  const worktree = join(tmpdir(), 'revloop-worktrees', `${deps.hash(deps.repoRoot).slice(0, 10)}-${run.id}`);
+  // Per checkout, run and lease: two checkouts on one host never share a worktree, and an agent
+  // orphaned by a killed owner keeps writing into the dead owner's worktree, never the taker's.
+  const worktree = join(
+    tmpdir(),
+    'revloop-worktrees',
+    `${deps.hash(deps.repoRoot).slice(0, 10)}-${run.id}-${token}`,
+  );
   return new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, worktree, {
     verdicts,
     attempts,
@@ -227,7 +233,7 @@ async function finish(
   const row = await deps.store.finishRun(lease, end);
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
   deps.crashPoint?.('after:finish');
-  if (ctx) await deps.git.removeWorktree(deps.repoRoot, ctx.worktree).catch(() => undefined);
+  if (ctx) await removeRunWorktrees(ctx);
   const recordPath = await writeRunOutputs(deps, row, opts.out);
   return { run: (await deps.store.getRun(row.id)) ?? row, recordPath, detached: null };
 }

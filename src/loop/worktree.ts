@@ -1,5 +1,6 @@
 /** The run's private checkout: reviewers read it, the fixer edits it, checks run in it. */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -47,4 +48,20 @@ export async function noteReadOnlyUse(
   if (ctx.worktreeCleanAt === null) return;
   const entries = await ctx.deps.git.status(ctx.worktree).catch(() => null);
   if (entries === null || entries.length > 0) ctx.worktreeCleanAt = null;
+}
+
+/**
+ * A finished run's worktrees: its own, and those of owners that died holding
+ * it (named by their lease token; an agent they orphaned may have written there).
+ */
+export async function removeRunWorktrees(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
+  const dir = dirname(ctx.worktree);
+  const prefix = basename(ctx.worktree).replace(/-\d+$/, '-');
+  const all = existsSync(dir) ? readdirSync(dir).filter((e) => e.startsWith(prefix)) : [];
+  for (const name of all) {
+    const wt = join(dir, name);
+    await ctx.deps.git
+      .removeWorktree(ctx.deps.repoRoot, wt)
+      .catch(() => rmSync(wt, { recursive: true, force: true }));
+  }
 }

@@ -9,7 +9,7 @@
 //        [--bugs 2] [--flaky 0.03] [--sleep-ms 30] [--cli dist/cli/main.js] [--json] [--keep]
 //
 // Exit 0 when no trial violated anything, 1 otherwise.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -150,7 +150,12 @@ async function main() {
       }
       results.push({ i, plan, trial, judged });
       const runId = readLedger(dir)?.runs[0]?.id;
-      if (runId) rmSync(join(tmpdir(), 'revloop-worktrees', runId), { recursive: true, force: true });
+      if (runId) {
+        for (const e of readdirSync(join(tmpdir(), 'revloop-worktrees'), { withFileTypes: true })) {
+          if (e.name.includes(runId))
+            rmSync(join(tmpdir(), 'revloop-worktrees', e.name), { recursive: true, force: true });
+        }
+      }
       if (judged.violations.length === 0 && !o.keep) {
         rmSync(dir, { recursive: true, force: true });
         rmSync(trial.log, { force: true });

@@ -11,7 +11,7 @@
  * gets a fresh in-memory ledger. Replies go through `finishText`, the exact
  * parser the command adapter applies to an agent's stdout.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -47,7 +47,12 @@ let realGit: Git;
 let admission: AdmitInput;
 /** One run id for every case (each has its own ledger), so every case reuses one worktree. */
 const RUN_ID = `rfuzz${process.pid}${Date.now().toString(36)}`;
-const worktree = () => join(tmpdir(), 'revloop-worktrees', RUN_ID);
+const worktrees = () =>
+  existsSync(join(tmpdir(), 'revloop-worktrees'))
+    ? readdirSync(join(tmpdir(), 'revloop-worktrees'))
+        .filter((e) => e.includes(RUN_ID))
+        .map((e) => join(tmpdir(), 'revloop-worktrees', e))
+    : [];
 
 beforeAll(async () => {
   // tmpfs when there is one: records and prompts are fsynced on every run.
@@ -79,8 +84,10 @@ beforeAll(async () => {
   );
 }, 60_000);
 afterAll(async () => {
-  await realGit?.removeWorktree(dir, worktree()).catch(() => undefined);
-  rmSync(worktree(), { recursive: true, force: true });
+  for (const wt of worktrees()) {
+    await realGit?.removeWorktree(dir, wt).catch(() => undefined);
+    rmSync(wt, { recursive: true, force: true });
+  }
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
