@@ -14,3 +14,10 @@ export async function repoIdentity(root: string): Promise<string> {
     .replace(/\.git$/, '')
     .replace(/\/+$/, '');
 }
+
+/** The branch HEAD points at (e.g. `feature/x`), or null when HEAD is detached. */
+export async function currentBranch(root: string): Promise<string | null> {
+  const res = await createRunner().exec(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const name = res.code === 0 ? res.stdout.toString('utf8').trim() : '';
+  return name || null;
+}

@@ -7,7 +7,7 @@ import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
-import { repoIdentity } from '../git/identity.js';
+import { currentBranch, repoIdentity } from '../git/identity.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
@@ -53,10 +53,12 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
       );
   }
   const mergeBase = await git.mergeBase(repo, base, head);
-  // A bare commit id cannot move; a ref name (or HEAD) can, and its move supersedes the run.
-  const headRef =
-    head.startsWith(req.headRef.toLowerCase()) && /^[0-9a-f]{7,64}$/i.test(req.headRef) ? null : req.headRef;
-  return { repo, base, head, mergeBase, headRef };
+  // A bare commit id cannot move; a ref name can, and its move supersedes the run. HEAD stands
+  // for the branch it points at (checking out another branch mid-run is not a new push).
+  const bareId = head.startsWith(req.headRef.toLowerCase()) && /^[0-9a-f]{7,64}$/i.test(req.headRef);
+  const branch = req.headRef === 'HEAD' ? await currentBranch(repo) : null;
+  const headRef = bareId ? null : branch ? `refs/heads/${branch}` : req.headRef;
+  return { repo, base, head, mergeBase, headRef, branch };
 }
 
 function spec(
@@ -137,7 +139,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const source = req.configFrom === 'head' ? rev.head : rev.base;
   const loaded = await loadConfigAt(deps.git, rev.repo, source, req.configPath);
   const diffDigest = await deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head);
-  const change = req.change ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
+  const change = req.change ?? rev.branch ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
   const identity = await repoIdentity(rev.repo);
   const changeKey = `${identity}#${change}`;
   const settled = await changeSettlements(deps, changeKey);

@@ -25,7 +25,6 @@ const resume: Command<Opts> = async (args, opts, io) => {
     if (opts.json) printJson(io, runJson(report, res.recordPath));
     else {
       io.stdout(`${renderRunSummary(report)}\n`);
-      if (res.recordPath) io.stdout(`record: ${res.recordPath}\n`);
     }
     return exitForRun(res.run.status, res.run.outcome);
   } finally {

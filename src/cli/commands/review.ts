@@ -68,7 +68,6 @@ const review: Command<Opts> = async (_args, opts, io) => {
       if (res.admitted === 'existing')
         io.stdout(`(this revision was already admitted as run ${res.run.id})\n`);
       io.stdout(`${renderRunSummary(report)}\n`);
-      if (res.recordPath) io.stdout(`record: ${res.recordPath}\n`);
       if (applied) io.stdout(`${applied}\n`);
       if (res.detached)
         io.stdout(
