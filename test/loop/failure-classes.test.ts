@@ -6,7 +6,7 @@
  * replayed and must be identical (invariant 6).
  * (Worker died / controller crash mid-stage: test/loop/resume*.test.ts.)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/core/run-report.js';
@@ -278,11 +278,9 @@ describe('replay (invariant 6)', () => {
   it('the CLI agrees: replay exits 0 identical', async () => {
     ensureBuilt();
     const report = completed.find((c) => c.run.outcome === 'findings');
+    // Fixture repositories made in the same second have the same commit ids: find the run by its record.
     const r = repos.find(
-      (x) =>
-        report &&
-        readFileSync(join(x.dir, '.revloop', 'ledger.db')).length > 0 &&
-        x.head === report.run.snapshot.head,
+      (x) => report && existsSync(join(x.dir, '.revloop', 'records', `${report.run.id}.json`)),
     );
     if (!report || !r) throw new Error('no completed run with findings');
     const res = await runCli(['replay', report.run.id, '--json'], { cwd: r.dir, env: ENV });
