@@ -7,9 +7,9 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import { parseRetryAfter } from '../core/retry-policy.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import { classifySdkError } from './classify.js';
-import { labelFor, type ReviewerContext } from './command.js';
+import type { ReviewerContext } from './command.js';
 import { startDeadline } from './deadline.js';
-import { redact, secretValues } from './redact.js';
+import { createHttpReviewer, stoppedBy } from './http-reviewer.js';
 import { fail, finishText, tokenCost } from './reply-result.js';
 
 export const DEFAULT_ANTHROPIC_KEY_ENV = 'ANTHROPIC_API_KEY';
@@ -17,19 +17,7 @@ export const DEFAULT_ANTHROPIC_KEY_ENV = 'ANTHROPIC_API_KEY';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
 
 export function createAnthropicReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
-  const label = labelFor(ctx.role, ctx.name);
-  const keyEnv = cfg.apiKeyEnv ?? DEFAULT_ANTHROPIC_KEY_ENV;
-  return {
-    name: ctx.name,
-    async call(req: CallRequest): Promise<CallResult> {
-      const apiKey = ctx.env[keyEnv];
-      if (!apiKey) return fail('missing_context', label, `API key variable ${keyEnv} is not set`);
-      const result = await callAnthropic(cfg, req, label, apiKey);
-      return result.ok
-        ? result
-        : { ...result, detail: redact(result.detail, secretValues(ctx.env, [apiKey])) };
-    },
-  };
+  return createHttpReviewer(cfg, ctx, DEFAULT_ANTHROPIC_KEY_ENV, callAnthropic);
 }
 
 async function callAnthropic(
@@ -39,12 +27,7 @@ async function callAnthropic(
   apiKey: string,
 ): Promise<CallResult> {
   const deadline = startDeadline(req.deadlineMs, req.signal);
-  const stopped = (): CallResult | null => {
-    const cause = deadline.cause();
-    if (cause === 'deadline') return fail('timeout', label, 'no complete reply before the deadline');
-    if (cause === 'aborted') return fail('unknown', label, 'interrupted: the call was aborted by revloop');
-    return null;
-  };
+  const stopped = (): CallResult | null => stoppedBy(deadline, label);
   let started = false;
   let text = '';
   let stopReason: string | null = null;

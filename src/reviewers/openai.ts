@@ -8,27 +8,15 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import { parseRetryAfter } from '../core/retry-policy.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import { classifySdkError } from './classify.js';
-import { labelFor, type ReviewerContext } from './command.js';
+import type { ReviewerContext } from './command.js';
 import { startDeadline } from './deadline.js';
-import { redact, secretValues } from './redact.js';
+import { createHttpReviewer, stoppedBy } from './http-reviewer.js';
 import { fail, finishText, tokenCost } from './reply-result.js';
 
 export const DEFAULT_OPENAI_KEY_ENV = 'OPENAI_API_KEY';
 
 export function createOpenAIReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
-  const label = labelFor(ctx.role, ctx.name);
-  const keyEnv = cfg.apiKeyEnv ?? DEFAULT_OPENAI_KEY_ENV;
-  return {
-    name: ctx.name,
-    async call(req: CallRequest): Promise<CallResult> {
-      const apiKey = ctx.env[keyEnv];
-      if (!apiKey) return fail('missing_context', label, `API key variable ${keyEnv} is not set`);
-      const result = await callOpenAI(cfg, req, label, apiKey);
-      return result.ok
-        ? result
-        : { ...result, detail: redact(result.detail, secretValues(ctx.env, [apiKey])) };
-    },
-  };
+  return createHttpReviewer(cfg, ctx, DEFAULT_OPENAI_KEY_ENV, callOpenAI);
 }
 
 async function callOpenAI(
@@ -38,12 +26,7 @@ async function callOpenAI(
   apiKey: string,
 ): Promise<CallResult> {
   const deadline = startDeadline(req.deadlineMs, req.signal);
-  const stopped = (): CallResult | null => {
-    const cause = deadline.cause();
-    if (cause === 'deadline') return fail('timeout', label, 'no complete reply before the deadline');
-    if (cause === 'aborted') return fail('unknown', label, 'interrupted: the call was aborted by revloop');
-    return null;
-  };
+  const stopped = (): CallResult | null => stoppedBy(deadline, label);
   let started = false;
   let content = '';
   let refusal = '';
