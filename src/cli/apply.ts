@@ -1,5 +1,6 @@
 /** `review --apply`: fast-forward the change's branch to the run's fixes, only if it has not moved meanwhile. */
 import type { RunRow } from '../core/ledger.js';
+import { currentBranch } from '../git/identity.js';
 import type { LoopDeps } from '../loop/deps.js';
 
 export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
@@ -9,6 +10,10 @@ export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
   if (!s.headRef || s.headRef === 'HEAD')
     return `not applied: the head was not a branch; the fixes are at ${run.head}`;
   const ref = s.headRef.startsWith('refs/') ? s.headRef : `refs/heads/${s.headRef}`;
+  // Moving the ref under a checked-out branch would leave its working tree showing the fix reversed.
+  if (ref === `refs/heads/${await currentBranch(deps.repoRoot)}`) {
+    return `not applied: ${ref.replace('refs/heads/', '')} is checked out here; run: git merge --ff-only ${run.head}`;
+  }
   await deps.git.updateRef(deps.repoRoot, ref, run.head, s.head);
   return `applied: ${ref} fast-forwarded to ${run.head.slice(0, 12)}`;
 }

@@ -28,5 +28,14 @@ export function progressPrinter(io: CliIO, enabled: boolean, now: () => number =
     else if (e.kind === 'retry') agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
     draw();
   };
-  return { onEvent, done: () => io.stderr('\r\x1b[2K') };
+  // Redraw every second, so a long call still shows time passing.
+  const ticker = setInterval(draw, 1000);
+  ticker.unref();
+  return {
+    onEvent,
+    done: () => {
+      clearInterval(ticker);
+      io.stderr('\r\x1b[2K');
+    },
+  };
 }
