@@ -74,6 +74,13 @@ export function judge(trial, expect) {
         const bad = verifyRecord(trial.dir, run, expect.cli);
         if (bad) say(`record of ${id} does not verify: ${bad}`);
       }
+      // Invariant 6: the crashed-and-resumed run's decisions replay from its verdicts.
+      const r = spawnSync(process.execPath, [expect.cli, 'replay', id, '--json'], {
+        cwd: trial.dir,
+        encoding: 'utf8',
+      });
+      if (r.status !== 0)
+        say(`run ${id}: replay exit ${r.status}: ${(r.stdout || r.stderr).trim().slice(0, 300)}`);
     }
   }
 

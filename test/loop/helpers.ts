@@ -28,10 +28,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunReport } from '../../src/core/run-report.js';
+import { sha256 } from '../../src/io/hash.js';
 import type { AdmitRequest } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
+import { loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { type ReviewOutcome, reviewRevision } from '../../src/loop/operations.js';
+import { replayRun } from '../../src/loop/replay.js';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
@@ -328,5 +331,24 @@ export async function review(
   if (res.kind !== 'run') throw new Error(`admission deferred: ${res.detail}`);
   const report = await loadRunReport(p.store, res.run.id);
   if (!report) throw new Error('run vanished');
+  await expectReplayIdentical(p.deps, report);
   return { ...res, report };
+}
+
+/**
+ * Invariant 6, for every run these tests make: recomputing its decisions from
+ * the recorded verdicts reproduces it.
+ */
+export async function expectReplayIdentical(deps: LoopDeps, report: RunReport): Promise<void> {
+  if (report.rounds.length === 0) return;
+  const s = report.run.snapshot;
+  const loaded = await loadConfigAt(
+    deps.git,
+    deps.repoRoot,
+    s.configFrom === 'head' ? s.head : s.base,
+    s.configPath,
+  );
+  const res = replayRun(report, loaded.criteria, sha256);
+  if (!res.identical)
+    throw new Error(`replay of ${report.run.id} diverged: ${JSON.stringify(res.divergence)}`);
 }
