@@ -92,7 +92,7 @@ export function worktreeOps(
     },
 
     async commitAll(dir, parent, message) {
-      const expected = await fullSha(dir, parent);
+      const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       const head = await ops.worktreeHead(dir);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
       const conflicts = (await ops.status(dir)).filter((e) => e.conflict).map((e) => e.path);

@@ -64,7 +64,8 @@ export async function fixStage(
     stateRel !== '' && !stateRel.startsWith('..') && (p === stateRel || p.startsWith(`${stateRel}/`));
   const userTree = async () =>
     JSON.stringify((await git.status(ctx.deps.repoRoot)).filter((e) => !ours(e.path)));
-  const userTreeBefore = await userTree();
+  // Read while the worktree is being readied (both before the fixer starts).
+  const userTreeBefore = userTree();
 
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
@@ -75,30 +76,26 @@ export async function fixStage(
     reviewer: fixer.reviewer,
     head,
     repoDir: ctx.worktree,
-    beforeAttempt: () => ensureWorktree(ctx, head),
+    beforeAttempt: async () => {
+      await Promise.all([ensureWorktree(ctx, head), userTreeBefore]);
+    },
     afterAttempt: async () => {
       ctx.worktreeCleanAt = null; // the fixer edits it
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      const [userTreeAfter, moved, entries] = await Promise.all([
-        userTree(),
-        git.worktreeHead(ctx.worktree).catch(() => null),
-        git.status(ctx.worktree).catch(() => []),
-      ]);
-      if (userTreeAfter !== userTreeBefore) {
+      if ((await userTree()) !== (await userTreeBefore)) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
-      if (moved !== head)
-        throw new Error(`fixer moved HEAD of its worktree (committed on its own?) to ${moved ?? 'nothing'}`);
-      const conflicts = entries.filter((e) => e.conflict);
-      if (conflicts.length > 0)
-        throw new Error(`fixer left conflicts in ${conflicts.map((c) => c.path).join(', ')}`);
-      const commit = await git.commitAll(
-        ctx.worktree,
-        head,
-        `revloop: fix round ${round} of run ${ctx.run.id}`,
-      );
+      // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
+      const commit = await git
+        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
+        .catch((err: Error & { code?: string; data?: Record<string, unknown> }) => {
+          if (err.code === 'worktree_moved')
+            throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
+          if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
+          throw err;
+        });
       const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
@@ -108,7 +105,8 @@ export async function fixStage(
     throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
   }
   const reply = res.verdict.reply as RecordedFix;
-  if (reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
+  // A verdict recorded before a crash names a commit made then: it must still exist.
+  if (!res.fresh && reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
     throw new RunEnd(
       endForCallFailure('failed', 'fixer', `fix commit ${reply.commit} is gone from the repository`, false),
     );
