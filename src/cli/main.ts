@@ -70,7 +70,10 @@ function lazy(name: string) {
 const program = new CliCommand('revloop')
   .description('A controller for AI code review loops: bounded, replayable, crash-safe, signed.')
   .version(pkg.version, '-V, --version')
-  .showHelpAfterError('(run revloop --help for usage)')
+  // Bad input is one line naming what was wrong (see `revloop --help` for usage).
+  .configureOutput({
+    outputError: (str, write) => write(`revloop: ${str.replace(/^error: /, '').trimEnd()}\n`),
+  })
   .exitOverride();
 
 const withRepo = (c: Cli) =>
