@@ -8,6 +8,8 @@ export interface CliIO {
   isTTY: boolean;
   /** Resolves when SIGINT/SIGTERM arrives (workers finish the current call, then stop). */
   stopSignal: AbortSignal;
+  /** How a user runs this CLI again (`revloop` when it is on PATH), for hints that name commands. */
+  self: string;
 }
 
 /** A lazily loaded command: parsed positional args and options in, exit code out. */

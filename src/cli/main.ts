@@ -29,6 +29,9 @@ const io: CliIO = {
   stderr: (t) => process.stderr.write(t),
   isTTY: Boolean(process.stdout.isTTY),
   stopSignal: controller.signal,
+  self: /(^|\/)revloop$/.test(process.argv[1] ?? '')
+    ? 'revloop'
+    : `node ${process.argv[1] ?? 'dist/cli/main.js'}`,
 };
 
 let exitCode: number = Exit.ok;

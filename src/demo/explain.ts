@@ -26,7 +26,7 @@ function fate(f: FindingRow): string {
   return f.severity === 'MINOR' ? 'MINOR: listed, does not block' : 'blocks';
 }
 
-export function explainDemo(scenario: DemoScenario, res: DemoResult): string {
+export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revloop'): string {
   const { report } = res;
   const out: string[] = [
     '',
@@ -97,11 +97,12 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult): string {
     '',
     'Look further:',
     `  cd ${res.dir}`,
-    `  revloop status ${run.id}`,
-    `  revloop export ${run.id} --format markdown`,
-    `  revloop replay ${run.id}`,
+    `  ${cli} status ${run.id}`,
+    `  ${cli} export ${run.id} --format markdown`,
+    `  ${cli} replay ${run.id}`,
+    `  ${cli} ui`,
     ...(res.recordPath && run.head !== run.snapshot.head
-      ? [`  git checkout ${run.head.slice(0, 12)} && revloop verify ${res.recordPath}`]
+      ? [`  git checkout -q ${run.head.slice(0, 12)} && ${cli} verify ${res.recordPath}`]
       : []),
     '',
   );

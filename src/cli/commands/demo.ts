@@ -33,7 +33,7 @@ const demo: Command<Opts> = async (_args, opts, io) => {
       checks: res.checks,
       run: runJson(res.report, res.recordPath),
     });
-  else io.stdout(explainDemo(opts.scenario, res));
+  else io.stdout(explainDemo(opts.scenario, res, io.self));
   return asDesigned ? Exit.ok : Exit.findings;
 };
 
