@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
+import { repoIdentity } from '../git/identity.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { type DriveResult, driveRun } from './driver.js';
@@ -128,10 +129,12 @@ export interface WorkerOptions {
 /** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
 export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
   let runs = 0;
+  // Only this repository's runs: another repository's commits are not in this checkout.
+  const repo = await repoIdentity(deps.repoRoot);
   const lane = async () => {
     for (;;) {
       if (deps.signal?.aborted) return;
-      const lease = await deps.store.claimNext(deps.owner, deps.leaseTtlMs);
+      const lease = await deps.store.claimNext(deps.owner, deps.leaseTtlMs, repo);
       if (!lease) {
         if (opts.exitWhenIdle) return;
         await deps.clock.sleep(opts.idleSleepMs ?? 1000, deps.signal);

@@ -98,8 +98,12 @@ export interface Store {
    * another live owner holds it or the run is terminal.
    */
   acquireLease(runId: string, owner: LeaseOwner, ttlMs: number, ifToken?: number): Promise<Lease | null>;
-  /** Claims the oldest queued run, or a running one whose lease expired (SKIP LOCKED on Postgres). */
-  claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null>;
+  /**
+   * Claims the oldest queued run, or a running one whose lease expired (SKIP
+   * LOCKED on Postgres); with `repo`, only runs of that repository identity
+   * (a worker can drive only runs whose commits its checkout has).
+   */
+  claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null>;
   heartbeat(lease: Lease, ttlMs: number): Promise<Lease>;
   releaseLease(lease: Lease): Promise<void>;
 

@@ -120,13 +120,14 @@ export class MemoryStore implements Store {
     return this.take(r, owner, ttlMs, now);
   }
 
-  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+  async claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null> {
     const now = this.now();
     const next = [...this.runs.values()]
       .filter(
         (r) =>
-          r.status === 'queued' ||
-          (r.status === 'running' && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now)),
+          (repo === undefined || r.repo === repo) &&
+          (r.status === 'queued' ||
+            (r.status === 'running' && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
       )
       .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)[0];
     return next ? this.take(next, owner, ttlMs, now) : null;

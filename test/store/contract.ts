@@ -180,6 +180,16 @@ export function runStoreContract(
       });
     });
 
+    it("claims only the given repository's runs when a worker names its repository", async () => {
+      const other = await store.admit(admitInput({ repo: 'git@example.invalid:acme/other' }));
+      const mine = await store.admit(admitInput({ repo: 'git@example.invalid:acme/mine' }));
+      if (other.kind !== 'created' || mine.kind !== 'created') throw new Error('admission failed');
+      const c = (await store.claimNext(owner('w'), 60_000, 'git@example.invalid:acme/mine'))!;
+      expect(c.runId).toBe(mine.run.id);
+      expect(await store.claimNext(owner('w'), 60_000, 'git@example.invalid:acme/mine')).toBeNull();
+      expect((await store.claimNext(owner('v'), 60_000))?.runId).toBe(other.run.id);
+    });
+
     it('hands each claimable run to exactly one of many concurrent claimers', async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 3; i++) {

@@ -188,19 +188,20 @@ export class PostgresStore implements Store {
     });
   }
 
-  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+  async claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null> {
     return this.guard(async () => {
       const r = await this.one(
         this.pool,
         `WITH next AS (
            SELECT id FROM runs
-           WHERE status = 'queued' OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ${NOW}))
+           WHERE (status = 'queued' OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
+             AND ($3::text IS NULL OR repo = $3::text)
            ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          UPDATE runs r SET status = 'running', fencing_token = r.fencing_token + 1, lease_owner = $1::jsonb,
            lease_expires_at = ${NOW} + $2, updated_at = ${NOW}
          FROM next WHERE r.id = next.id
          RETURNING r.id, r.fencing_token, r.lease_expires_at`,
-        [toJson(owner), Math.round(ttlMs)],
+        [toJson(owner), Math.round(ttlMs), repo ?? null],
       );
       return r
         ? {

@@ -177,14 +177,17 @@ export class SqliteStore implements Store {
     });
   }
 
-  async claimNext(owner: LeaseOwner, ttlMs: number): Promise<Lease | null> {
+  async claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null> {
     return this.write(() => {
       const now = this.now();
       const r = this.one(
-        `SELECT id FROM runs WHERE status = 'queued'
-           OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?))
+        `SELECT id FROM runs WHERE (status = 'queued'
+           OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?)))
+           AND (? IS NULL OR repo = ?)
          ORDER BY created_at, rowid LIMIT 1`,
         now,
+        repo ?? null,
+        repo ?? null,
       );
       return r ? this.take(String(r.id), owner, ttlMs, now) : null;
     });
