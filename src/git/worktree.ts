@@ -23,7 +23,14 @@ export function worktreeOps(
   identity: { name: string; email: string },
 ): Pick<
   Git,
-  'addWorktree' | 'removeWorktree' | 'resetWorktree' | 'worktreeHead' | 'status' | 'commitAll' | 'updateRef'
+  | 'addWorktree'
+  | 'removeWorktree'
+  | 'resetWorktree'
+  | 'cleanWorktree'
+  | 'worktreeHead'
+  | 'status'
+  | 'commitAll'
+  | 'updateRef'
 > {
   const commitEnv = {
     GIT_AUTHOR_NAME: identity.name,
@@ -72,6 +79,10 @@ export function worktreeOps(
       // reset --hard also drops a half-done merge (MERGE_HEAD) the fixer left.
       await run.ok(dir, [...NO_HOOKS, 'reset', '--hard', '--quiet', sha]);
       // -ff: also nested repositories; -x: ignored files too, build output included.
+      await run.ok(dir, ['clean', '-ffdxq']);
+    },
+
+    async cleanWorktree(dir) {
       await run.ok(dir, ['clean', '-ffdxq']);
     },
 

@@ -32,6 +32,8 @@ export class RunContext {
   readonly verdicts = new Map<string, VerdictRow>();
   /** The revision the worktree is known to hold with nothing else in it, or null when an agent may have touched it. */
   worktreeCleanAt: string | null = null;
+  /** The commit the controller just made of the worktree: only untracked files can differ from it. */
+  worktreeCommittedAt: string | null = null;
   /** Agent attempts made so far in this process: a freeze check is current until the next one. */
   attemptsMade = 0;
   /** `head:attemptsMade` of the last passed freeze check. */

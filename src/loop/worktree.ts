@@ -10,13 +10,26 @@ import type { RunContext } from './run-context.js';
  * rebuilt instead of leaving the run unresumable.
  */
 export async function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
   const root = ctx.deps.repoRoot;
   if (ctx.worktreeCleanAt === sha && existsSync(ctx.worktree)) return;
   ctx.worktreeCleanAt = null;
+  const committed = ctx.worktreeCommittedAt === sha;
+  ctx.worktreeCommittedAt = null;
+  if (committed && existsSync(ctx.worktree)) {
+    // HEAD, index and tracked files are the commit (commitAll staged everything): one clean suffices.
+    const ok = await git.cleanWorktree(ctx.worktree).then(
+      () => true,
+      () => false,
+    );
+    if (ok) {
+      ctx.worktreeCleanAt = sha;
+      return;
+    }
+  }
   if (existsSync(ctx.worktree)) {
     try {
       await git.resetWorktree(ctx.worktree, sha);

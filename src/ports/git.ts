@@ -54,6 +54,8 @@ export interface Git {
   // Worktrees and commits for the fixer.
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;
   removeWorktree(repo: string, dir: string): Promise<void>;
+  /** Removes untracked and ignored files (after a commit of everything tracked, the worktree then holds exactly it). */
+  cleanWorktree(dir: string): Promise<void>;
   /** Resets the worktree to `sha` and removes untracked files. */
   resetWorktree(dir: string, sha: string): Promise<void>;
   /** HEAD sha of a worktree. */

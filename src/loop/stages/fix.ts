@@ -96,6 +96,7 @@ export async function fixStage(
           if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
           throw err;
         });
+      ctx.worktreeCommittedAt = commit ?? head;
       const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
