@@ -8,5 +8,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     typecheck: { enabled: false },
+    reporters: ['default', './test/plain-summary-reporter.ts'],
   },
 });
