@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configJsonSchema } from '../../src/core/config.js';
@@ -16,6 +17,7 @@ describe('the shipped JSON Schema of revloop.config.yaml', () => {
 
   it('accepts the starter config and rejects an unknown key', () => {
     const ajv = new Ajv({ strict: false });
+    addFormats.default(ajv);
     const { $schema: _s, ...schema } = shipped;
     const validate = ajv.compile(schema);
     const good = parse('criteria: REVIEW.md\nreviewers:\n  - { name: a, command: [node, r.mjs] }\n');
