@@ -24,13 +24,18 @@ export async function checkFrozen(
   const s = ctx.snapshot;
   const mark = `${ctx.run.head}:${ctx.attemptsMade}`;
   if (when === 'before' && ctx.frozenMark === mark) return;
+  // The three reads are independent: start them together, judge them in order.
+  const source = s.configFrom === 'head' ? ctx.run.head : s.base;
+  const headNow =
+    s.headRef === null
+      ? Promise.resolve(s.head)
+      : git.resolve(ctx.deps.repoRoot, s.headRef).catch(() => null);
+  const digestNow = ctx.diffDigest(ctx.run.head, when === 'record');
+  const rulesNow = Promise.all([ctx.readBlob(source, s.configPath), ctx.readBlob(source, s.criteriaPath)]);
+  digestNow.catch(() => undefined);
+  rulesNow.catch(() => undefined);
   if (s.headRef !== null) {
-    let now: string | null;
-    try {
-      now = await git.resolve(ctx.deps.repoRoot, s.headRef);
-    } catch {
-      now = null;
-    }
+    const now = await headNow;
     if (now !== s.head) {
       throw new RunEnd(
         unfinishedEnd(
@@ -41,7 +46,7 @@ export async function checkFrozen(
       );
     }
   }
-  const digest = await ctx.diffDigest(ctx.run.head, when === 'record');
+  const digest = await digestNow;
   if (digest !== expectedDiffDigest) {
     throw new RunEnd(
       unfinishedEnd(
@@ -52,11 +57,7 @@ export async function checkFrozen(
     );
   }
   // With configFrom=head the rules live at the revision under review, which a fix can edit.
-  const source = s.configFrom === 'head' ? ctx.run.head : s.base;
-  const [config, criteria] = await Promise.all([
-    ctx.readBlob(source, s.configPath),
-    ctx.readBlob(source, s.criteriaPath),
-  ]);
+  const [config, criteria] = await rulesNow;
   if (!criteria || sha256(criteria) !== s.criteriaDigest) {
     throw new RunEnd(
       unfinishedEnd('aborted', 'rules_changed', `criteria ${s.criteriaPath} changed since admission`),

@@ -84,18 +84,22 @@ export async function fixStage(
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      if ((await userTree()) !== (await userTreeBefore)) {
+      // Both read-only of the user's tree and write-only of the worktree: run them together.
+      const [treeAfter, commit] = await Promise.all([
+        userTree(),
+        git
+          .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
+          .catch((err: Error & { code?: string }) => {
+            // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
+            if (err.code === 'worktree_moved')
+              throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
+            if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
+            throw err;
+          }),
+      ]);
+      if (treeAfter !== (await userTreeBefore)) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
-      // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
-      const commit = await git
-        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
-        .catch((err: Error & { code?: string; data?: Record<string, unknown> }) => {
-          if (err.code === 'worktree_moved')
-            throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
-          if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
-          throw err;
-        });
       ctx.worktreeCommittedAt = commit ?? head;
       const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };

@@ -61,8 +61,7 @@ export async function refuteStage(
       });
       result.decisions.push({ findingId: f.id, callKey: res.verdict.callKey, decision: reply.decision });
     }
-    await noteReadOnlyUse(ctx);
-    await checkFrozen(ctx, expectedDigest, 'record');
+    await Promise.all([noteReadOnlyUse(ctx), checkFrozen(ctx, expectedDigest, 'record')]);
   }
   ctx.deps.crashPoint?.('before-complete:refute');
   await ctx.deps.store.completeStage(lease, {

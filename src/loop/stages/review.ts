@@ -66,7 +66,8 @@ export async function reviewStage(
       );
     got.push({ name: r.name, verdict: res.verdict });
   }
-  await noteReadOnlyUse(ctx);
+  // Started now, awaited before recording: it runs beside the gating and scope reads.
+  const touched = noteReadOnlyUse(ctx);
 
   const passes = await latestPasses(ctx, head);
   const findings: NewFinding[] = [];
@@ -95,7 +96,7 @@ export async function reviewStage(
   const protectedEdited = round === 1 ? await editedProtectedPaths(ctx) : [];
   for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
 
-  await checkFrozen(ctx, expectedDigest, 'record');
+  await Promise.all([checkFrozen(ctx, expectedDigest, 'record'), touched]);
   const result: ReviewResult = {
     head,
     verdicts: got.map(({ name, verdict }) => ({
