@@ -37,9 +37,14 @@ const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
 export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitRequest) {
   const { git } = deps;
   const repo = await git.root(req.repoDir);
-  const head = await git.resolve(repo, req.headRef);
+  const branchOf = req.headRef === 'HEAD' ? currentBranch(repo) : Promise.resolve(null);
+  branchOf.catch(() => undefined);
   let base: string | undefined;
-  if (req.baseRef) base = await git.resolve(repo, req.baseRef);
+  const [head, given] = await Promise.all([
+    git.resolve(repo, req.headRef),
+    req.baseRef ? git.resolve(repo, req.baseRef) : Promise.resolve(undefined),
+  ]);
+  if (given) base = given;
   else {
     for (const b of DEFAULT_BASES) {
       if (await git.commitExists(repo, b)) {
@@ -56,7 +61,7 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   // A bare commit id cannot move; a ref name can, and its move supersedes the run. HEAD stands
   // for the branch it points at (checking out another branch mid-run is not a new push).
   const bareId = head.startsWith(req.headRef.toLowerCase()) && /^[0-9a-f]{7,64}$/i.test(req.headRef);
-  const branch = req.headRef === 'HEAD' ? await currentBranch(repo) : null;
+  const branch = await branchOf;
   const headRef = bareId ? null : branch ? `refs/heads/${branch}` : req.headRef;
   return { repo, base, head, mergeBase, headRef, branch };
 }
@@ -137,10 +142,13 @@ export async function changeSettlements(deps: Pick<LoopDeps, 'store' | 'hash'>, 
 export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admission> {
   const rev = await resolveRevision(deps, req);
   const source = req.configFrom === 'head' ? rev.head : rev.base;
-  const loaded = await loadConfigAt(deps.git, rev.repo, source, req.configPath);
-  const diffDigest = await deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head);
+  // Independent reads, started together.
+  const [loaded, diffDigest, identity] = await Promise.all([
+    loadConfigAt(deps.git, rev.repo, source, req.configPath),
+    deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head),
+    repoIdentity(rev.repo),
+  ]);
   const change = req.change ?? rev.branch ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
-  const identity = await repoIdentity(rev.repo);
   const changeKey = `${identity}#${change}`;
   const settled = await changeSettlements(deps, changeKey);
   const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));
