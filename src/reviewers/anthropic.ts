@@ -4,12 +4,10 @@
  * key). The SDK is imported on first call.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
-import { parseRetryAfter } from '../core/retry-policy.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
-import { classifySdkError } from './classify.js';
 import type { ReviewerContext } from './command.js';
 import { startDeadline } from './deadline.js';
-import { createHttpReviewer, stoppedBy } from './http-reviewer.js';
+import { createHttpReviewer, stoppedBy, streamFailure } from './http-reviewer.js';
 import { fail, finishText, tokenCost } from './reply-result.js';
 
 export const DEFAULT_ANTHROPIC_KEY_ENV = 'ANTHROPIC_API_KEY';
@@ -72,16 +70,7 @@ async function callAnthropic(
       }
     }
   } catch (err) {
-    const s = stopped();
-    if (s) return s;
-    const c = classifySdkError(err, started);
-    const msg = (err as Error)?.message ?? String(err);
-    return fail(
-      c.cls,
-      label,
-      `${c.why}: ${msg.slice(0, 300)}`,
-      parseRetryAfter(c.retryAfterHeader, Date.now()),
-    );
+    return stoppedBy(deadline, label) ?? streamFailure(err, started, label);
   } finally {
     deadline.dispose();
   }

@@ -4,7 +4,9 @@
  * call stopped by its deadline or by the controller.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import { parseRetryAfter } from '../core/retry-policy.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
+import { classifySdkError } from './classify.js';
 import { labelFor, type ReviewerContext } from './command.js';
 import type { CallDeadline } from './deadline.js';
 import { redact, secretValues } from './redact.js';
@@ -44,4 +46,16 @@ export function stoppedBy(deadline: CallDeadline, label: string): CallResult | n
   if (cause === 'deadline') return fail('timeout', label, 'no complete reply before the deadline');
   if (cause === 'aborted') return fail('unknown', label, 'interrupted: the call was aborted by revloop');
   return null;
+}
+
+/** An SDK error during a call, classified once for both protocols (Retry-After honoured). */
+export function streamFailure(err: unknown, streamStarted: boolean, label: string): CallResult {
+  const c = classifySdkError(err, streamStarted);
+  const msg = (err as Error)?.message ?? String(err);
+  return fail(
+    c.cls,
+    label,
+    `${c.why}: ${msg.slice(0, 300)}`,
+    parseRetryAfter(c.retryAfterHeader, Date.now()),
+  );
 }
