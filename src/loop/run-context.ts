@@ -12,6 +12,7 @@ import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot, Stage } from '../core/types.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import type { Reviewer } from '../ports/reviewer.js';
+import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 
@@ -36,6 +37,8 @@ export class RunContext {
   worktreeCommittedAt: string | null = null;
   /** Agent attempts made so far in this process: a freeze check is current until the next one. */
   attemptsMade = 0;
+  /** Settlements of the change's earlier runs, by fingerprint (loaded on first use). */
+  priorSettlements?: ReturnType<typeof changeSettlements>;
   /** `head:attemptsMade` of the last passed freeze check. */
   frozenMark: string | null = null;
   private readonly digests = new Map<string, Promise<string>>();

@@ -139,7 +139,9 @@ async function gatherProgressFacts(
 /** A finding a named person already settled in an earlier run of the change keeps that settlement. */
 async function carryOverSettlements(ctx: RunContext): Promise<void> {
   const { store, hash } = ctx.deps;
-  const prior = await changeSettlements(ctx.deps, ctx.run.changeKey);
+  // Earlier runs' settlements, read once per run: the snapshot froze their digest at admission.
+  ctx.priorSettlements ??= changeSettlements(ctx.deps, ctx.run.changeKey);
+  const prior = await ctx.priorSettlements;
   if (prior.size === 0) return;
   for (const f of await store.listFindings(ctx.run.id)) {
     if (f.settlement) continue;
