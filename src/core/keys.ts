@@ -40,8 +40,16 @@ export const findingId = (runId: string, callKeyValue: string, index: number, ha
   hash(`finding:${runId}:${callKeyValue}:${index}`).slice(0, 16);
 
 /**
- * Identifies "the same claim" across runs of a change (settlements carry over
- * to a re-admitted run): reviewer, file and the claim with whitespace and case folded.
+ * Identifies "the same claim" across runs and revisions of a change:
+ * reviewer, file and the claim with case, punctuation and whitespace folded;
+ * line numbers are left out (they move when unrelated lines change).
+ * Settlements carry over by it, a re-raise of a disputed claim is found by it,
+ * and SARIF's partialFingerprints are it.
  */
 export const findingFingerprint = (reviewer: string, file: string, claim: string, hash: Hash): string =>
-  hash(`fingerprint:${reviewer}:${file}:${claim.trim().replace(/\s+/g, ' ').toLowerCase()}`).slice(0, 24);
+  hash(
+    `fingerprint:${reviewer}\n${file}\n${claim
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()}`,
+  ).slice(0, 24);

@@ -3,13 +3,15 @@
  * change cannot relax its own review). Every problem is one line naming the
  * file and the key.
  */
+
 import { parse as parseYaml } from 'yaml';
 import { type Config, parseConfig } from '../core/config.js';
+import { CONFIG_NAMES } from '../core/config-names.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import { ConfigLoadError } from './errors.js';
 
-export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
+export { CONFIG_NAMES };
 
 export interface LoadedConfig {
   config: Config;

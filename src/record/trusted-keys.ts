@@ -6,14 +6,16 @@
  * different at the trusted commit) is never trusted: a change cannot vouch
  * for its own record.
  */
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONFIG_NAMES } from '../core/config-names.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
 import { fastConfigKeys } from './config-keys.js';
 import { verifierFromPem } from './keys.js';
 
-export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
+export { CONFIG_NAMES };
 
 export interface TrustedKeys {
   verifiers: Verifier[];

@@ -2,6 +2,7 @@
  * What every report format says about a finding: which round counts, why a
  * finding does not block, and a fingerprint that is stable across runs.
  */
+import { findingFingerprint } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { type NotBlockingBecause, notBlockingBecause, type RunReport } from '../core/run-report.js';
 import type { Severity } from '../core/types.js';
@@ -52,18 +53,9 @@ export function whyNotBlocking(f: FindingRow): string | null {
   }
 }
 
-/**
- * Stable across runs and revisions: reviewer, file and the claim with case,
- * punctuation and whitespace folded. Line numbers are left out on purpose:
- * they move when unrelated lines change.
- */
-export function fingerprint(f: FindingRow): string {
-  const claim = f.reported.claim
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-  return sha256(`${f.reviewer}\n${f.reported.file}\n${claim}`);
-}
+/** The finding's fingerprint (src/core/keys.ts): stable across runs, revisions and rewording of case or punctuation. */
+export const fingerprint = (f: FindingRow): string =>
+  findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, sha256);
 
 export const lineRange = (f: FindingRow): string =>
   f.reported.endLine && f.reported.endLine !== f.reported.line
