@@ -6,6 +6,7 @@
  * reworded finding is not evidence, so a count that falls only through them
  * is not progress.
  */
+import type { FindingRow } from './ledger.js';
 
 export interface CheckResult {
   name: string;
@@ -118,4 +119,20 @@ export function citedChecks(text: string, checkNames: string[]): string[] {
   return checkNames.filter((n) =>
     new RegExp(`(^|[^\\w-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`, 'i').test(text),
   );
+}
+
+/** Every finding a round raised, at any severity, as the re-raise test reads it (the controller's own excluded). */
+export function raisedIn(
+  findings: readonly FindingRow[],
+  round: number,
+  controllerReviewer: string,
+): RaisedFinding[] {
+  return findings
+    .filter((f) => f.round === round && f.reviewer !== controllerReviewer)
+    .map((f) => ({
+      reviewer: f.reviewer,
+      file: f.reported.file,
+      line: f.reported.line,
+      endLine: f.reported.endLine ?? f.reported.line,
+    }));
 }

@@ -10,7 +10,7 @@ import { decideRound } from '../core/decide.js';
 import { findingFingerprint, findingId } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { openBlockers } from '../core/open-blockers.js';
-import { evaluateProgress } from '../core/progress.js';
+import { evaluateProgress, raisedIn } from '../core/progress.js';
 import type { RunReport } from '../core/run-report.js';
 import type { RefuterReply, ReviewerReply } from '../core/types.js';
 import type { DecideResult } from './stages/decide.js';
@@ -141,14 +141,7 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
     );
     let progressFlag = true;
     if (decide.progressFacts) {
-      const raised = recomputed
-        .filter((f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER)
-        .map((f) => ({
-          reviewer: f.reviewer,
-          file: f.reported.file,
-          line: f.reported.line,
-          endLine: f.reported.endLine ?? f.reported.line,
-        }));
+      const raised = raisedIn(recomputed, round, CONTROLLER_REVIEWER);
       const evidence = evaluateProgress({ ...decide.progressFacts, raised });
       if (!same(evidence, decide.evidence))
         return out(

@@ -91,9 +91,13 @@ test('review against a ledger locked by another process past the busy timeout ex
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   await store.close();
   const ledger = join(dir, '.revloop', 'ledger.db');
-  const holder = spawn(process.execPath, [join(import.meta.dirname, 'lock-holder.mjs'), ledger], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const holder = spawn(
+    process.execPath,
+    [join(import.meta.dirname, '..', 'store', 'fixtures', 'lock-holder.mjs'), ledger],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   try {
     await new Promise<void>((res, rej) => {
       holder.stdout.once('data', () => res());

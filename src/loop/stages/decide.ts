@@ -16,6 +16,7 @@ import {
   type PriorBlocker,
   type ProgressEvidence,
   type ProgressFacts,
+  raisedIn,
 } from '../../core/progress.js';
 import { isBlocker } from '../../core/run-report.js';
 import { changeSettlements } from '../admission.js';
@@ -110,14 +111,7 @@ async function gatherProgressFacts(
       disputed: f.dispute !== null && f.settlement === null,
     });
   }
-  const raised = findings
-    .filter((f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER)
-    .map((f) => ({
-      reviewer: f.reviewer,
-      file: f.reported.file,
-      line: f.reported.line,
-      endLine: f.reported.endLine ?? f.reported.line,
-    }));
+  const raised = raisedIn(findings, round, CONTROLLER_REVIEWER);
   const checksOf = (r: number) =>
     (ctx.stage(r, 'checks')?.result as { results: CheckResult[] } | undefined)?.results ?? null;
   const since = ctx.stage(round - 1, 'decide')?.completedAt ?? 0;
