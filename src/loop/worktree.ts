@@ -64,6 +64,34 @@ export async function noteReadOnlyUse(
 }
 
 /**
+ * The checkout for a stage whose agents may only read it. When one of them
+ * reads it, it is readied before the stage and before each such agent's
+ * attempt, and one status check after the stage notes whether they wrote in it.
+ * When none does (model APIs see only their prompt), it is readied in the
+ * background while they run, for the fixer and the checks after them.
+ * `settle` ends either, before the stage records its result.
+ */
+export function checkoutForReaders(
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  sha: string,
+  agents: readonly { usesCheckout: boolean }[],
+): {
+  ready: Promise<void>;
+  beforeAttempt: (agent: { usesCheckout: boolean }) => (() => Promise<void>) | undefined;
+  settle: () => Promise<void>;
+} {
+  const reads = agents.some((a) => a.usesCheckout);
+  const ready = ensureWorktree(ctx, sha);
+  // Awaited by `settle` (in the background case) or by the caller; never unobserved.
+  ready.catch(() => undefined);
+  return {
+    ready: reads ? ready : Promise.resolve(),
+    beforeAttempt: (agent) => (agent.usesCheckout ? () => ensureWorktree(ctx, sha) : undefined),
+    settle: () => (reads ? noteReadOnlyUse(ctx) : ready),
+  };
+}
+
+/**
  * A finished run's worktrees: its own, and those of owners that died holding
  * it (named by their lease token; an agent they orphaned may have written there).
  */

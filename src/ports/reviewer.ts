@@ -42,5 +42,11 @@ export type CallResult =
 
 export interface Reviewer {
   readonly name: string;
+  /**
+   * Whether the agent reads or writes files in `repoDir` (a local process, a
+   * script that edits). An agent that only sees its prompt (a model API) never
+   * waits for the checkout to be readied, and no status check follows it.
+   */
+  readonly usesCheckout: boolean;
   call(req: CallRequest): Promise<CallResult>;
 }

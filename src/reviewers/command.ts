@@ -71,6 +71,7 @@ export function createCommandReviewer(
   const secrets = secretValues(ctx.env);
   return {
     name: ctx.name,
+    usesCheckout: true,
     async call(req: CallRequest): Promise<CallResult> {
       const outcome = await runAgentProcess({
         argv: opts.argv,

@@ -29,6 +29,8 @@ export function createHttpReviewer(
   const keyEnv = cfg.apiKeyEnv ?? defaultKeyEnv;
   return {
     name: ctx.name,
+    // The model sees the prompt only; nothing of the checkout.
+    usesCheckout: false,
     async call(req: CallRequest): Promise<CallResult> {
       const apiKey = ctx.env[keyEnv];
       if (!apiKey) return fail('missing_context', label, `API key variable ${keyEnv} is not set`);

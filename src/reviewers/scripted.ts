@@ -54,9 +54,17 @@ export function createScriptedReviewer(cfg: AgentConfig | ReviewerConfig, ctx: R
   // `times` counts uses per adapter instance, so a script can say "429 once, then reply".
   const used = new Map<ScriptEntry, number>();
   let script: Script | null = null;
+  try {
+    script = loadScript(path);
+  } catch {
+    // reported by the first call, as a failed call
+  }
 
   return {
     name: ctx.name,
+    // Only an agent whose script writes files needs the checkout; an unreadable script is assumed to.
+    usesCheckout:
+      script === null || Object.values(script[ctx.name] ?? {}).some((l) => l.some((e) => e.write)),
     async call(req: CallRequest): Promise<CallResult> {
       try {
         script ??= loadScript(path);

@@ -146,6 +146,7 @@ function fuzzDeps(replies: Replies, seen: CallResult[]): LoopDeps {
     stateDir: () => join(root, 'state'),
     createReviewer: (_cfg, ctx): Reviewer => ({
       name: ctx.name,
+      usesCheckout: true,
       async call(req) {
         const list = replies[req.role];
         const text = list.length ? (list[next[req.role]++ % list.length] as string) : '';

@@ -164,6 +164,29 @@ describe('scripted adapter', () => {
   });
 });
 
+describe('usesCheckout', () => {
+  it('is true only for an agent whose script writes files, or whose script cannot be read', () => {
+    const script = {
+      correctness: { '*': { reply: { verdict: 'pass', findings: [] } } },
+      fixer: { '1': { write: { 'a.txt': 'x' }, reply: { disputed: [] } } },
+    };
+    expect(scripted(script).rev.usesCheckout).toBe(false);
+    expect(scripted(script, { role: 'fixer', name: 'fixer' }).rev.usesCheckout).toBe(true);
+    const missing = createReviewer(
+      { adapter: 'scripted', script: 'nope.json' },
+      { role: 'reviewer', name: 'correctness', repoRoot: tempDir(), env: {} },
+    );
+    expect(missing.usesCheckout).toBe(true);
+  });
+
+  it('is true for a command agent and false for a model API', () => {
+    const ctx = { role: 'reviewer' as const, name: 'r', repoRoot: '/', env: {} };
+    expect(createReviewer({ adapter: 'command', command: ['true'] }, ctx).usesCheckout).toBe(true);
+    expect(createReviewer({ adapter: 'openai', model: 'm' }, ctx).usesCheckout).toBe(false);
+    expect(createReviewer({ adapter: 'anthropic', model: 'm' }, ctx).usesCheckout).toBe(false);
+  });
+});
+
 describe('createReviewer', () => {
   it('refuses a command adapter without a command, with a named error', async () => {
     const { ReviewerConfigError } = await import('../../src/reviewers/index.js');

@@ -10,7 +10,7 @@ import type { RefuterReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { checkFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
-import { ensureWorktree, noteReadOnlyUse } from '../worktree.js';
+import { checkoutForReaders } from '../worktree.js';
 import { CONTROLLER_REVIEWER } from './review.js';
 
 export interface RefuteResult {
@@ -33,6 +33,8 @@ export async function refuteStage(
   const result: RefuteResult = { refuter: refuter?.name ?? null, decisions: [] };
   if (refuter && findings.length > 0) {
     await checkFrozen(ctx, expectedDigest);
+    const checkout = checkoutForReaders(ctx, ctx.run.head, [refuter.reviewer]);
+    await checkout.ready;
     for (const f of findings) {
       const prompt = refuterPrompt({
         criteria: ctx.criteria,
@@ -49,7 +51,7 @@ export async function refuteStage(
         reviewer: refuter.reviewer,
         head: ctx.run.head,
         repoDir: ctx.worktree,
-        beforeAttempt: () => ensureWorktree(ctx, ctx.run.head),
+        beforeAttempt: checkout.beforeAttempt(refuter.reviewer),
       });
       if (!res.ok)
         throw new RunEnd(endForCallFailure(res.class, 'refuter', `refuter: ${res.detail}`, res.attempts > 1));
@@ -61,7 +63,7 @@ export async function refuteStage(
       });
       result.decisions.push({ findingId: f.id, callKey: res.verdict.callKey, decision: reply.decision });
     }
-    await Promise.all([noteReadOnlyUse(ctx), checkFrozen(ctx, expectedDigest, 'record')]);
+    await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record')]);
   }
   ctx.deps.crashPoint?.('before-complete:refute');
   await ctx.deps.store.completeStage(lease, {

@@ -16,7 +16,7 @@ import { callAgent } from '../call.js';
 import { checkFrozen } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { type RunContext, RunEnd } from '../run-context.js';
-import { ensureWorktree, noteReadOnlyUse } from '../worktree.js';
+import { checkoutForReaders } from '../worktree.js';
 
 export interface ReviewResult {
   head: string;
@@ -40,7 +40,12 @@ export async function reviewStage(
 ): Promise<void> {
   const head = ctx.run.head;
   await checkFrozen(ctx, expectedDigest);
-  await ensureWorktree(ctx, head);
+  const checkout = checkoutForReaders(
+    ctx,
+    head,
+    ctx.reviewers.map((r) => r.reviewer),
+  );
+  await checkout.ready;
   const got: { name: string; verdict: VerdictRow }[] = [];
   for (const r of ctx.reviewers) {
     const prompt = reviewerPrompt({
@@ -58,7 +63,7 @@ export async function reviewStage(
       reviewer: r.reviewer,
       head,
       repoDir: ctx.worktree,
-      beforeAttempt: () => ensureWorktree(ctx, head),
+      beforeAttempt: checkout.beforeAttempt(r.reviewer),
     });
     if (!res.ok)
       throw new RunEnd(
@@ -67,7 +72,7 @@ export async function reviewStage(
     got.push({ name: r.name, verdict: res.verdict });
   }
   // Started now, awaited before recording: it runs beside the gating and scope reads.
-  const touched = noteReadOnlyUse(ctx);
+  const touched = checkout.settle();
 
   const passes = await latestPasses(ctx, head);
   const findings: NewFinding[] = [];
