@@ -104,14 +104,19 @@ export function worktreeOps(
 
     async commitAll(dir, parent, message) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
-      const head = await ops.worktreeHead(dir);
+      // Three independent reads, one git process each, started together.
+      const [head, unmerged, parentTree] = await Promise.all([
+        ops.worktreeHead(dir),
+        // Unmerged index entries are exactly what `status` reports as conflicts.
+        run.ok(dir, ['ls-files', '--unmerged', '-z']),
+        run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
+      ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
-      const conflicts = (await ops.status(dir)).filter((e) => e.conflict).map((e) => e.path);
+      const conflicts = unmergedPaths(unmerged.toString('utf8'));
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
       const tree = text(await run.ok(dir, ['write-tree']));
-      const parentTree = text(await run.ok(dir, ['rev-parse', `${expected}^{tree}`]));
       if (tree === parentTree) return null;
 
       // commit-tree, not commit: exactly one parent even if the fixer left a
@@ -156,4 +161,14 @@ export function worktreeOps(
     },
   };
   return ops;
+}
+
+/** Paths of `ls-files --unmerged -z` (`<mode> <sha> <stage>\t<path>`, one per stage), each once. */
+function unmergedPaths(out: string): string[] {
+  const paths = new Set<string>();
+  for (const rec of out.split('\0')) {
+    const tab = rec.indexOf('\t');
+    if (tab >= 0) paths.add(rec.slice(tab + 1));
+  }
+  return [...paths];
 }

@@ -95,7 +95,10 @@ describe('worktrees', () => {
     const mine = inWt(['rev-parse', 'HEAD']);
     expect(() => inWt(['merge', '--no-edit', other])).toThrow();
     expect(await git.status(wt)).toEqual([{ path: 'a.txt', code: 'UU', conflict: true }]);
-    await expect(git.commitAll(wt, mine, 'x')).rejects.toBeInstanceOf(WorktreeConflictError);
+    const err = await git.commitAll(wt, mine, 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorktreeConflictError);
+    // One path, though the index holds three stages of it.
+    expect(err).toMatchObject({ paths: ['a.txt'] });
   });
 
   it('commits with exactly one parent even when the fixer left a merge in progress', async () => {
