@@ -25,9 +25,6 @@ import { reviewStage } from './stages/review.js';
 import { removeRunWorktrees } from './worktree.js';
 import { writeRunOutputs } from './write-record.js';
 
-/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
-const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
-
 export interface DriveOptions {
   /** Also write the signed record here. */
   out?: string | undefined;
@@ -88,19 +85,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   const { deps } = ctx;
   const s = ctx.snapshot;
   const lines = new LineFacts(deps.git, deps.repoRoot);
-  const diffs = new Map<string, string>();
-  const diffOf = async (head: string) => {
-    let d = diffs.get(head);
-    if (d === undefined) {
-      d = await deps.git
-        .diffText(deps.repoRoot, s.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
-        .catch((err: Error) => {
-          throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
-        });
-      diffs.set(head, d);
-    }
-    return d;
-  };
+  const diffOf = (head: string) => ctx.promptDiff(head);
   const refresh = async () => {
     for (const row of await deps.store.listStages(ctx.run.id)) ctx.noteStage(row);
   };

@@ -16,6 +16,9 @@ import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 
+/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
+const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
+
 /** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
 export class RunEnd extends Error {
   constructor(readonly end: TerminalEnd) {
@@ -41,6 +44,7 @@ export class RunContext {
   priorSettlements?: ReturnType<typeof changeSettlements>;
   /** `head:attemptsMade` of the last passed freeze check. */
   frozenMark: string | null = null;
+  private readonly promptDiffs = new Map<string, Promise<string>>();
   private readonly digests = new Map<string, Promise<string>>();
   private readonly blobs = new Map<string, Promise<Buffer | null>>();
   private readonly ancestry = new Map<string, Promise<boolean>>();
@@ -106,6 +110,25 @@ export class RunContext {
       d = this.deps.git.diffDigest(this.deps.repoRoot, this.snapshot.mergeBase, head);
       this.digests.set(key, d);
       d.catch(() => this.digests.delete(key));
+    }
+    return d;
+  }
+
+  /**
+   * The diff of mergeBase..head that prompts carry, read once per revision.
+   * Too large or unreadable, the run fails with missing context. Safe to start
+   * early: a failure is kept for whoever awaits it.
+   */
+  promptDiff(head: string): Promise<string> {
+    let d = this.promptDiffs.get(head);
+    if (!d) {
+      d = this.deps.git
+        .diffText(this.deps.repoRoot, this.snapshot.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
+        .catch((err: Error) => {
+          throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
+        });
+      d.catch(() => undefined);
+      this.promptDiffs.set(head, d);
     }
     return d;
   }

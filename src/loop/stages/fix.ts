@@ -101,6 +101,8 @@ export async function fixStage(
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
       ctx.worktreeCommittedAt = commit ?? head;
+      // The next round's prompts carry this diff: read it beside the digest.
+      if (commit) void ctx.promptDiff(commit);
       const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
