@@ -10,6 +10,9 @@ export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
   if (!s.headRef || s.headRef === 'HEAD')
     return `not applied: the head was not a branch; the fixes are at ${run.head}`;
   const ref = s.headRef.startsWith('refs/') ? s.headRef : `refs/heads/${s.headRef}`;
+  // A tag or a remote-tracking ref is not where fixes land.
+  if (!ref.startsWith('refs/heads/'))
+    return `not applied: ${ref} is not a local branch; the fixes are at ${run.head}`;
   // Moving the ref under a checked-out branch would leave its working tree showing the fix reversed.
   if (ref === `refs/heads/${await currentBranch(deps.repoRoot)}`) {
     return `not applied: ${ref.replace('refs/heads/', '')} is checked out here; run: git merge --ff-only ${run.head}`;

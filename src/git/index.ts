@@ -28,7 +28,7 @@ export function createGit(opts: GitOptions = {}): Git {
   const run = createRunner(opts);
   const commonDir = commonDirResolver(run);
   return {
-    ...revOps(run),
+    ...revOps(run, commonDir),
     ...canonicalDiffOps(run, commonDir),
     ...changeOps(run, commonDir),
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),

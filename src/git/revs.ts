@@ -2,7 +2,10 @@
  * Revisions and objects: finding the repository, resolving refs, merge bases
  * and reading blobs.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Git } from '../ports/git.js';
+import type { CommonDir } from './common-dir.js';
 import { NoMergeBaseError, UnknownRefError } from './errors.js';
 import type { GitRunner } from './run.js';
 
@@ -42,8 +45,9 @@ const text = (b: Buffer): string => b.toString('utf8').trim();
 
 export function revOps(
   run: GitRunner,
-): Pick<Git, 'root' | 'resolve' | 'commitExists' | 'mergeBase' | 'readFile'> {
-  return {
+  commonDir: CommonDir,
+): Pick<Git, 'root' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'> {
+  const ops: ReturnType<typeof revOps> = {
     async root(dir) {
       return text(await run.ok(dir, ['rev-parse', '--show-toplevel']));
     },
@@ -56,6 +60,30 @@ export function revOps(
       // missing repository is not an unknown ref.
       if (res.code !== 1) throw run.failure(repo, ['rev-parse'], res);
       throw new UnknownRefError(ref, repo);
+    },
+
+    async fullRefName(repo, rev) {
+      assertRev(repo, rev);
+      const res = await run.exec(repo, ['rev-parse', '--verify', '--quiet', '--symbolic-full-name', rev]);
+      const name = res.code === 0 ? text(res.stdout) : '';
+      return name.startsWith('refs/') ? name : null;
+    },
+
+    async refHolds(repo, ref, sha) {
+      assertRev(repo, ref);
+      // The freeze check runs before and after every stage: when the ref's loose file
+      // (which git reads before packed-refs) holds exactly `sha`, git would answer `sha`,
+      // and no process is needed. Anything else (packed, symbolic, moved, reftable) asks git.
+      if (SHARED_REF.test(ref) && !ref.split('/').some((c) => c === '' || c.startsWith('.'))) {
+        const held = await readFile(join(await commonDir(repo), ref), 'utf8').catch(() => null);
+        if (held !== null && held.trim() === sha) return true;
+      }
+      try {
+        return (await ops.resolve(repo, ref)) === sha;
+      } catch (err) {
+        if (err instanceof UnknownRefError) return false;
+        throw err;
+      }
     },
 
     commitExists: (repo, sha) => isCommit(run, repo, sha),
@@ -81,4 +109,8 @@ export function revOps(
       return null;
     },
   };
+  return ops;
 }
+
+/** Refs every worktree of a repository shares, kept as files under the common git dir. */
+const SHARED_REF = /^refs\/(heads|tags|remotes)\//;

@@ -40,9 +40,10 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   const branchOf = req.headRef === 'HEAD' ? currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
   let base: string | undefined;
-  const [head, given] = await Promise.all([
+  const [head, given, fullName] = await Promise.all([
     git.resolve(repo, req.headRef),
     req.baseRef ? git.resolve(repo, req.baseRef) : Promise.resolve(undefined),
+    req.headRef === 'HEAD' ? Promise.resolve(null) : git.fullRefName(repo, req.headRef),
   ]);
   if (given) base = given;
   else {
@@ -59,10 +60,12 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   }
   const mergeBase = await git.mergeBase(repo, base, head);
   // A bare commit id cannot move; a ref name can, and its move supersedes the run. HEAD stands
-  // for the branch it points at (checking out another branch mid-run is not a new push).
+  // for the branch it points at (checking out another branch mid-run is not a new push). A
+  // short name is frozen as the full ref it named: a tag of the same name made mid-run
+  // must not change what the freeze check reads.
   const bareId = head.startsWith(req.headRef.toLowerCase()) && /^[0-9a-f]{7,64}$/i.test(req.headRef);
   const branch = await branchOf;
-  const headRef = bareId ? null : branch ? `refs/heads/${branch}` : req.headRef;
+  const headRef = bareId ? null : branch ? `refs/heads/${branch}` : (fullName ?? req.headRef);
   return { repo, base, head, mergeBase, headRef, branch };
 }
 
@@ -148,7 +151,8 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head),
     repoIdentity(rev.repo),
   ]);
-  const change = req.change ?? rev.branch ?? (rev.headRef && rev.headRef !== 'HEAD' ? rev.headRef : rev.head);
+  // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
+  const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
   const changeKey = `${identity}#${change}`;
   const settled = await changeSettlements(deps, changeKey);
   const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));

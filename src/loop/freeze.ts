@@ -26,16 +26,14 @@ export async function checkFrozen(
   if (when === 'before' && ctx.frozenMark === mark) return;
   // The three reads are independent: start them together, judge them in order.
   const source = s.configFrom === 'head' ? ctx.run.head : s.base;
-  const headNow =
-    s.headRef === null
-      ? Promise.resolve(s.head)
-      : git.resolve(ctx.deps.repoRoot, s.headRef).catch(() => null);
+  const headHeld =
+    s.headRef === null ? Promise.resolve(true) : git.refHolds(ctx.deps.repoRoot, s.headRef, s.head);
   const digestNow = ctx.diffDigest(ctx.run.head, when === 'record');
   const rulesNow = Promise.all([ctx.readBlob(source, s.configPath), ctx.readBlob(source, s.criteriaPath)]);
   digestNow.catch(() => undefined);
   rulesNow.catch(() => undefined);
-  if (s.headRef !== null) {
-    const now = await headNow;
+  if (s.headRef !== null && !(await headHeld.catch(() => false))) {
+    const now = await git.resolve(ctx.deps.repoRoot, s.headRef).catch(() => null);
     if (now !== s.head) {
       throw new RunEnd(
         unfinishedEnd(

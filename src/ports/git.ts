@@ -31,6 +31,10 @@ export interface Git {
   root(dir: string): Promise<string>;
   /** Full commit sha of a ref; throws UnknownRefError. */
   resolve(repo: string, ref: string): Promise<string>;
+  /** The full name (`refs/heads/topic`) of the ref a name stands for; null for a commit id or an expression. */
+  fullRefName(repo: string, rev: string): Promise<string | null>;
+  /** Whether the full ref name `ref` resolves to commit `sha` (false when it is gone or moved). */
+  refHolds(repo: string, ref: string, sha: string): Promise<boolean>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;

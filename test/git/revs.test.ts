@@ -130,3 +130,45 @@ describe('readFile', () => {
     expect(Buffer.compare((await git.readFile(repo.dir, sha, 'bin.dat')) as Buffer, bytes)).toBe(0);
   });
 });
+
+describe('fullRefName', () => {
+  it('names the ref a short name stands for, null for an expression or a commit id', async () => {
+    expect(await git.fullRefName(repo.dir, 'topic')).toBe('refs/heads/topic');
+    expect(await git.fullRefName(repo.dir, 'refs/heads/topic')).toBe('refs/heads/topic');
+    repo.git(['tag', 'v-full', first]);
+    expect(await git.fullRefName(repo.dir, 'v-full')).toBe('refs/tags/v-full');
+    expect(await git.fullRefName(repo.dir, 'topic~1')).toBeNull();
+    expect(await git.fullRefName(repo.dir, topic)).toBeNull();
+    expect(await git.fullRefName(repo.dir, 'nope')).toBeNull();
+  });
+});
+
+describe('refHolds', () => {
+  it('is true while the ref resolves to the commit, whether loose or packed', async () => {
+    repo.git(['branch', 'holds', first]);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', first)).toBe(true);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', second)).toBe(false);
+    repo.git(['pack-refs', '--all']);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', first)).toBe(true);
+    repo.git(['branch', '--force', 'holds', second]);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', first)).toBe(false);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', second)).toBe(true);
+    repo.git(['branch', '-D', 'holds']);
+    expect(await git.refHolds(repo.dir, 'refs/heads/holds', second)).toBe(false);
+  });
+
+  it('reads the shared ref from a linked worktree, and never a ref outside refs/', async () => {
+    const wt = mkdtempSync(join(tmpdir(), 'revloop-refholds-wt-'));
+    rmSync(wt, { recursive: true });
+    repo.git(['worktree', 'add', '--quiet', '--detach', wt, first]);
+    try {
+      expect(await git.refHolds(wt, 'refs/heads/topic', topic)).toBe(true);
+      expect(await git.refHolds(wt, 'refs/heads/topic', first)).toBe(false);
+      // A name git would read as an option, or a path out of the git dir, is refused.
+      await expect(git.refHolds(repo.dir, '--output=x', first)).rejects.toBeInstanceOf(UnknownRefError);
+      expect(await git.refHolds(repo.dir, 'refs/heads/../../HEAD', first)).toBe(false);
+    } finally {
+      repo.git(['worktree', 'remove', '--force', wt]);
+    }
+  });
+});

@@ -108,7 +108,7 @@ describe('invariant 4: a push during a run supersedes it', () => {
     const first = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(first.code, first.stderr).toBe(3);
     expect(first.json).toMatchObject({ status: 'aborted', outcome: null, reason: 'superseded' });
-    expect(first.stderr).toMatch(/aborted \(superseded\): topic moved from/);
+    expect(first.stderr).toMatch(/aborted \(superseded\): refs\/heads\/topic moved from/);
     const moved = r.repo.git(['rev-parse', 'topic']);
     expect(moved).not.toBe(r.head);
 
@@ -121,12 +121,29 @@ describe('invariant 4: a push during a run supersedes it', () => {
       head: moved,
     });
     expect(second.json?.runId).not.toBe(first.json?.runId);
+    expect(second.json?.change).toBe('topic');
     // The superseded run's review result was rejected: no completed stage, no findings.
     const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
     try {
       const oldRun = first.json?.runId as string;
       expect((await store.listStages(oldRun)).filter((s) => s.stage === 'review')).toHaveLength(0);
       expect(await store.listFindings(oldRun)).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('freezes the full ref a short name stood for: a tag of the same name made mid-run is not a push', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ call: 1, actions: ['tagSameName'], reply: pass }] });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.json).toMatchObject({ status: 'completed', outcome: 'clear', change: 'topic' });
+    const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
+    try {
+      const run = await store.getRun(res.json?.runId as string);
+      expect(run?.snapshot.headRef).toBe('refs/heads/topic');
     } finally {
       await store.close();
     }

@@ -82,7 +82,7 @@ export interface AgentStep {
   /** Fixer: dispute every blocker the prompt lists, with this reason. */
   disputeAll?: string;
   write?: Record<string, string>;
-  actions?: ('pushMain' | 'rmRepo' | 'commitOwn' | 'conflict' | 'writeMain')[];
+  actions?: ('pushMain' | 'tagSameName' | 'rmRepo' | 'commitOwn' | 'conflict' | 'writeMain')[];
 }
 
 export type Plan = Record<string, AgentStep[]>;
