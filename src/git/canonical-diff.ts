@@ -73,7 +73,10 @@ export function canonicalDiffArgs(base: string, head: string): string[] {
   return [...BARE, ...CANONICAL_CONFIG, ...CANONICAL_DIFF_FLAGS, base, head, '--'];
 }
 
-export function canonicalDiffOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'diffDigest' | 'diffText'> {
+export function canonicalDiffOps(
+  run: GitRunner,
+  commonDir: CommonDir,
+): Pick<Git, 'diffDigest' | 'diffText' | 'diffRead'> {
   async function streamDiff(
     repo: string,
     base: string,
@@ -98,6 +101,21 @@ export function canonicalDiffOps(run: GitRunner, commonDir: CommonDir): Pick<Git
         return true;
       });
       return hash.digest('hex');
+    },
+
+    async diffRead(repo, base, head, maxBytes) {
+      const hash = createHash('sha256');
+      let chunks: Buffer[] | null = [];
+      let size = 0;
+      await streamDiff(repo, base, head, (c) => {
+        hash.update(c);
+        size += c.length;
+        // Past maxBytes the text is dropped, but hashing goes on to the end.
+        if (size > maxBytes) chunks = null;
+        else chunks?.push(c);
+        return true;
+      });
+      return { digest: hash.digest('hex'), text: chunks ? Buffer.concat(chunks).toString('utf8') : null };
     },
 
     async diffText(repo, base, head, maxBytes) {

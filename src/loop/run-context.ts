@@ -10,7 +10,7 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot, Stage } from '../core/types.js';
-import { writeFileAtomic } from '../io/atomic-file.js';
+import { writeFileAtomicAsync } from '../io/atomic-file.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
@@ -44,7 +44,8 @@ export class RunContext {
   priorSettlements?: ReturnType<typeof changeSettlements>;
   /** `head:attemptsMade` of the last passed freeze check. */
   frozenMark: string | null = null;
-  private readonly promptDiffs = new Map<string, Promise<string>>();
+  /** By head commit (the base is always the snapshot's merge base). */
+  private readonly diffReads = new Map<string, Promise<{ digest: string; text: string | null }>>();
   private readonly digests = new Map<string, Promise<string>>();
   private readonly blobs = new Map<string, Promise<Buffer | null>>();
   private readonly ancestry = new Map<string, Promise<boolean>>();
@@ -104,33 +105,50 @@ export class RunContext {
    * (the check before a stage's result is recorded).
    */
   diffDigest(head: string, fresh = false): Promise<string> {
-    const key = `${this.snapshot.mergeBase}..${head}`;
-    let d = fresh ? undefined : this.digests.get(key);
-    if (!d) {
-      d = this.deps.git.diffDigest(this.deps.repoRoot, this.snapshot.mergeBase, head);
-      this.digests.set(key, d);
-      d.catch(() => this.digests.delete(key));
-    }
+    if (!fresh) return this.digests.get(head) ?? this.readDiff(head).then((r) => r.digest);
+    const d = this.deps.git.diffDigest(this.deps.repoRoot, this.snapshot.mergeBase, head);
+    this.digests.set(head, d);
+    d.catch(() => this.digests.delete(head));
     return d;
   }
 
   /**
-   * The diff of mergeBase..head that prompts carry, read once per revision.
-   * Too large or unreadable, the run fails with missing context. Safe to start
-   * early: a failure is kept for whoever awaits it.
+   * The diff of mergeBase..head that prompts carry. Too large, the run fails
+   * with missing context. Safe to start early: a failure is kept for whoever
+   * awaits it.
    */
   promptDiff(head: string): Promise<string> {
-    let d = this.promptDiffs.get(head);
-    if (!d) {
-      d = this.deps.git
-        .diffText(this.deps.repoRoot, this.snapshot.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
+    return this.readDiff(head).then(({ text }) => {
+      if (text !== null) return text;
+      const range = `${this.snapshot.mergeBase}..${head}`;
+      throw new RunEnd(
+        unfinishedEnd(
+          'failed',
+          'missing_context',
+          `diff ${range} is larger than ${MAX_PROMPT_DIFF_BYTES} bytes`,
+        ),
+      );
+    });
+  }
+
+  /** One read of a revision's diff gives its prompt text and its digest (memoised). */
+  private readDiff(head: string): Promise<{ digest: string; text: string | null }> {
+    let r = this.diffReads.get(head);
+    if (!r) {
+      r = this.deps.git
+        .diffRead(this.deps.repoRoot, this.snapshot.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
         .catch((err: Error) => {
           throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
         });
-      d.catch(() => undefined);
-      this.promptDiffs.set(head, d);
+      r.catch(() => undefined);
+      this.diffReads.set(head, r);
+      if (!this.digests.has(head)) {
+        const d = r.then((x) => x.digest);
+        d.catch(() => this.digests.delete(head));
+        this.digests.set(head, d);
+      }
     }
-    return d;
+    return r;
   }
 
   /** Whether commit `a` exists and is an ancestor of (or equal to) `b`; memoised, commits being immutable. */
@@ -188,8 +206,8 @@ export class RunContext {
   }
 
   /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
-  savePrompt(digest: string, prompt: string): void {
+  savePrompt(digest: string, prompt: string): Promise<void> {
     const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-    if (!existsSync(path)) writeFileAtomic(path, prompt);
+    return existsSync(path) ? Promise.resolve() : writeFileAtomicAsync(path, prompt);
   }
 }

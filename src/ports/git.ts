@@ -43,6 +43,17 @@ export interface Git {
    * streaming git's output: the diff is never held whole in memory.
    */
   diffDigest(repo: string, base: string, head: string): Promise<string>;
+  /**
+   * The digest and, up to maxBytes, the text of the canonical diff, from one
+   * read (text null past maxBytes): a new revision's prompt diff and digest
+   * cost one git process.
+   */
+  diffRead(
+    repo: string,
+    base: string,
+    head: string,
+    maxBytes: number,
+  ): Promise<{ digest: string; text: string | null }>;
   /** The canonical diff text, for prompts; throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   changedFiles(repo: string, base: string, head: string): Promise<ChangedFile[]>;

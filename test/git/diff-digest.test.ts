@@ -174,3 +174,16 @@ describe('diffText', () => {
     expect((await git.diffText(repo.dir, base, head, size)).length).toBeGreaterThan(0);
   });
 });
+
+describe('diffRead', () => {
+  it('gives the digest and the text from one read; past maxBytes, the digest and no text', async () => {
+    const git = createGit();
+    const { hex: digest, bytes } = independentDigest(repo.dir, base, head);
+    expect(await git.diffRead(repo.dir, base, head, bytes.length)).toEqual({
+      digest,
+      text: bytes.toString('utf8'),
+    });
+    expect(await git.diffRead(repo.dir, base, head, bytes.length - 1)).toEqual({ digest, text: null });
+    await expect(git.diffRead(repo.dir, base, 'a'.repeat(40), 10)).rejects.toBeInstanceOf(UnknownRefError);
+  });
+});
