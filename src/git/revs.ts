@@ -47,6 +47,7 @@ export function revOps(
   run: GitRunner,
   commonDir: CommonDir,
 ): Pick<Git, 'root' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'> {
+  const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
     async root(dir) {
       return text(await run.ok(dir, ['rev-parse', '--show-toplevel']));
@@ -101,16 +102,32 @@ export function revOps(
 
     async readFile(repo, sha, path) {
       assertRev(repo, sha);
+      // A file at a commit id never changes: admission, the run and every freeze check read
+      // the config and the criteria, and git is asked once. (A name like `main` can move.)
+      const key = FULL_ID.test(sha) ? `${repo}\0${sha}\0${path}` : null;
+      const known = key === null ? undefined : blobs.get(key);
+      if (known !== undefined) return known;
       const res = await run.exec(repo, ['cat-file', 'blob', `${sha}:${path}`]);
-      if (res.code === 0) return res.stdout;
-      const err = await explainFailure(run, repo, [sha], run.failure(repo, ['cat-file'], res));
-      if (err instanceof UnknownRefError) throw err;
-      // The commit exists: the path is absent, or is a tree or submodule, not a file.
-      return null;
+      let content: Buffer | null = null;
+      if (res.code === 0) content = res.stdout;
+      else {
+        const err = await explainFailure(run, repo, [sha], run.failure(repo, ['cat-file'], res));
+        if (err instanceof UnknownRefError) throw err;
+        // The commit exists: the path is absent, or is a tree or submodule, not a file.
+      }
+      if (key !== null && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
+        if (blobs.size >= BLOB_CACHE_MAX) blobs.clear();
+        blobs.set(key, content);
+      }
+      return content;
     },
   };
   return ops;
 }
+
+const FULL_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
+const BLOB_CACHE_MAX = 256;
+const BLOB_CACHE_MAX_BYTES = 256 * 1024;
 
 /** Refs every worktree of a repository shares, kept as files under the common git dir. */
 const SHARED_REF = /^refs\/(heads|tags|remotes)\//;

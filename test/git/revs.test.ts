@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,31 @@ describe('refHolds', () => {
       expect(await git.refHolds(repo.dir, 'refs/heads/../../HEAD', first)).toBe(false);
     } finally {
       repo.git(['worktree', 'remove', '--force', wt]);
+    }
+  });
+});
+
+describe('readFile at a commit id', () => {
+  it('asks git once per file and commit id; a ref name is asked every time', async () => {
+    // A git that logs each invocation, to count processes.
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-git-log-'));
+    const log = join(dir, 'calls.log');
+    const wrapper = join(dir, 'git');
+    writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec git "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const counted = createGit({ gitPath: wrapper });
+    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await counted.readFile(repo.dir, first, 'a.txt'))?.toString()).toBe('one\n');
+      expect(calls()).toBe(1);
+      for (let i = 0; i < 2; i++) expect(await counted.readFile(repo.dir, first, 'b.txt')).toBeNull();
+      expect(calls()).toBe(1 + 2); // an absent path also asks whether the commit exists, once
+      await counted.readFile(repo.dir, 'main', 'a.txt');
+      await counted.readFile(repo.dir, 'main', 'a.txt');
+      expect(calls()).toBe(3 + 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
