@@ -5,6 +5,8 @@
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
 import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Git } from '../ports/git.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
@@ -53,6 +55,9 @@ export function worktreeOps(
     return res.code === 0 ? text(res.stdout) : null;
   }
 
+  // The tree of each commit commitAll made: the next fix's parent, known without asking git.
+  const treeOf = new Map<string, string>();
+
   const ops: ReturnType<typeof worktreeOps> = {
     async addWorktree(repo, dir, sha) {
       assertRev(repo, sha);
@@ -64,6 +69,8 @@ export function worktreeOps(
     async removeWorktree(repo, dir) {
       // Twice --force: also removes a locked worktree or one with edits.
       const res = await run.exec(repo, ['worktree', 'remove', '--force', '--force', dir]);
+      // Removed: git dropped its registration too. Otherwise prune forgets a worktree whose dir is gone.
+      if (res.code === 0) return;
       await run.ok(repo, ['worktree', 'prune']);
       // Idempotent: a worktree already gone is removed.
       if (res.code !== 0 && existsSync(dir)) throw run.failure(repo, ['worktree', 'remove'], res);
@@ -104,12 +111,12 @@ export function worktreeOps(
 
     async commitAll(dir, parent, message) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
-      // Three independent reads, one git process each, started together.
+      // Independent reads, started together; HEAD and the parent's tree usually need no process.
       const [head, unmerged, parentTree] = await Promise.all([
-        ops.worktreeHead(dir),
+        headIs(dir, expected).then((yes) => (yes ? expected : ops.worktreeHead(dir))),
         // Unmerged index entries are exactly what `status` reports as conflicts.
         run.ok(dir, ['ls-files', '--unmerged', '-z']),
-        run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
+        treeOf.get(expected) ?? run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
       ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
       const conflicts = unmergedPaths(unmerged.toString('utf8'));
@@ -131,6 +138,8 @@ export function worktreeOps(
           },
         ),
       );
+      if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
+      treeOf.set(commit, tree);
       // --no-deref: move this worktree's HEAD, never a branch it points at;
       // the old value makes it a compare-and-swap against a racing fixer.
       const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', commit, expected];
@@ -171,4 +180,24 @@ function unmergedPaths(out: string): string[] {
     if (tab >= 0) paths.add(rec.slice(tab + 1));
   }
   return [...paths];
+}
+
+const TREE_CACHE_MAX = 1000;
+
+/**
+ * Whether the checkout's HEAD file holds exactly `sha` (a detached HEAD at it),
+ * read without a git process. False means "ask git": a symbolic HEAD, another
+ * value, or a layout this does not know.
+ */
+async function headIs(dir: string, sha: string): Promise<boolean> {
+  try {
+    const dotGit = join(dir, '.git');
+    // A linked worktree's .git is a file naming its git dir; a main checkout's is the dir.
+    const gitDir = (await stat(dotGit)).isDirectory()
+      ? dotGit
+      : resolve(dir, (await readFile(dotGit, 'utf8')).replace(/^gitdir: /, '').trim());
+    return (await readFile(join(gitDir, 'HEAD'), 'utf8')).trim() === sha;
+  } catch {
+    return false;
+  }
 }
