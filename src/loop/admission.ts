@@ -48,10 +48,8 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   if (given) base = given;
   else {
     for (const b of DEFAULT_BASES) {
-      if (await git.commitExists(repo, b)) {
-        base = await git.resolve(repo, b);
-        break;
-      }
+      base = await git.resolve(repo, b).catch(() => undefined);
+      if (base) break;
     }
     if (!base)
       throw new ConfigLoadError(

@@ -10,6 +10,7 @@ import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import { inBackground } from './background.js';
 import { loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
@@ -19,7 +20,7 @@ import { type Agent, RunContext, RunEnd } from './run-context.js';
 import { checksStage } from './stages/checks.js';
 import { type DecideResult, decideStage } from './stages/decide.js';
 import type { FixResult } from './stages/fix.js';
-import { fixStage } from './stages/fix.js';
+import { fixStage, userTreeState } from './stages/fix.js';
 import { refuteStage } from './stages/refute.js';
 import { reviewStage } from './stages/review.js';
 import { removeRunWorktrees } from './worktree.js';
@@ -100,6 +101,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   }
   for (let round = 1; ; round++) {
     const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
+    let treeBefore: Promise<string> | undefined;
     let decision: RoundDecision | undefined = (ctx.stage(round, 'decide')?.result as DecideResult | undefined)
       ?.decision;
     if (!decision) {
@@ -108,6 +110,9 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       if (!ctx.stage(round, 'review')) {
         boundary('before:review');
         event(round, 'review');
+        // The decision's progress evidence compares this revision with the last: read those
+        // diffs while the reviewers work.
+        if (round > 1) prefetchProgressHunks(ctx, lines, round);
         await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines);
         await refresh();
       }
@@ -119,6 +124,11 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       }
       boundary('before:decide');
       event(round, 'decide');
+      // The fixer's "before" view of the user's tree, read while the decision is made.
+      if (ctx.fixer && !ctx.stage(round, 'fix')) {
+        treeBefore = userTreeState(ctx);
+        treeBefore.catch(() => undefined);
+      }
       decision = (await decideStage(ctx, lease, round, lines)).decision;
       await refresh();
     }
@@ -127,7 +137,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       ctx.checkBudgets();
       boundary('before:fix');
       event(round, 'fix');
-      await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, decision.blockers);
+      await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, decision.blockers, treeBefore);
       await refresh();
     }
     if (s.checks.length > 0 && !ctx.stage(round, 'checks')) {
@@ -142,8 +152,13 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
 async function buildContext(deps: LoopDeps, run: RunRow, token: number): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
-  for (const sha of new Set([s.base, s.head, s.mergeBase, run.head])) {
-    if (!(await git.commitExists(deps.repoRoot, sha).catch(() => false))) {
+  // Independent reads, started together; judged in order.
+  const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])];
+  const exists = shas.map((sha) => git.commitExists(deps.repoRoot, sha).catch(() => false));
+  const config = loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
+  config.catch(() => undefined);
+  for (const [i, sha] of shas.entries()) {
+    if (!(await exists[i])) {
       throw new RunEnd(
         unfinishedEnd(
           'unknown',
@@ -153,12 +168,7 @@ async function buildContext(deps: LoopDeps, run: RunRow, token: number): Promise
       );
     }
   }
-  const loaded = await loadConfigAt(
-    git,
-    deps.repoRoot,
-    s.configFrom === 'head' ? s.head : s.base,
-    s.configPath,
-  ).catch((err: Error) => {
+  const loaded = await config.catch((err: Error) => {
     throw new RunEnd(unfinishedEnd('aborted', 'rules_changed', err.message));
   });
   if (loaded.configDigest !== s.configDigest || loaded.criteriaDigest !== s.criteriaDigest) {
@@ -198,6 +208,22 @@ async function buildContext(deps: LoopDeps, run: RunRow, token: number): Promise
     attempts,
     stages,
   });
+}
+
+/** Starts reading the hunks the decide stage's progress facts need (cached in `lines`). */
+function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number): void {
+  const prev = (ctx.stage(round - 1, 'fix')?.result as FixResult | undefined)?.from;
+  if (!prev) return;
+  const { mergeBase } = ctx.snapshot;
+  const head = ctx.run.head;
+  for (const [from, to] of [
+    [mergeBase, prev],
+    [mergeBase, head],
+    [prev, head],
+  ] as const) {
+    // A failure stays cached for the decide stage, which reports it.
+    inBackground(() => lines.prefetch(from, to));
+  }
 }
 
 /** The diff digest the revision made by round r's fix must hash to. */

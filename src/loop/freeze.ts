@@ -6,6 +6,7 @@
  */
 import { unfinishedEnd } from '../core/run-state.js';
 import { sha256 } from '../io/hash.js';
+import { inBackground } from './background.js';
 import { type RunContext, RunEnd } from './run-context.js';
 
 /**
@@ -13,12 +14,14 @@ import { type RunContext, RunEnd } from './run-context.js';
  * commits, and is skipped altogether when nothing ran since the last check
  * passed (the previous stage's `record` check, a transaction ago);
  * `record` (before a result is written) always checks the ref and hashes the
- * diff again.
+ * diff again: with `fresh` from {@link startFreshDigest}, a read made while
+ * the stage's calls ran.
  */
 export async function checkFrozen(
   ctx: RunContext,
   expectedDiffDigest: string,
   when: 'before' | 'record' = 'before',
+  fresh?: Promise<string>,
 ): Promise<void> {
   const { git } = ctx.deps;
   const s = ctx.snapshot;
@@ -28,7 +31,7 @@ export async function checkFrozen(
   const source = s.configFrom === 'head' ? ctx.run.head : s.base;
   const headHeld =
     s.headRef === null ? Promise.resolve(true) : git.refHolds(ctx.deps.repoRoot, s.headRef, s.head);
-  const digestNow = ctx.diffDigest(ctx.run.head, when === 'record');
+  const digestNow = (when === 'record' && fresh) || ctx.diffDigest(ctx.run.head, when === 'record');
   const rulesNow = Promise.all([ctx.readBlob(source, s.configPath), ctx.readBlob(source, s.criteriaPath)]);
   digestNow.catch(() => undefined);
   rulesNow.catch(() => undefined);
@@ -67,4 +70,14 @@ export async function checkFrozen(
     );
   }
   ctx.frozenMark = mark;
+}
+
+/**
+ * Starts the record check's fresh hash of the run head's diff beside the
+ * stage's calls, once the stage began: a git process whose cost the calls'
+ * wait hides. The ref and the rules are still read at record time.
+ */
+export function startFreshDigest(ctx: RunContext): Promise<string> {
+  const head = ctx.run.head;
+  return inBackground(() => ctx.diffDigest(head, true));
 }

@@ -1,6 +1,7 @@
 /** The run's private checkout: reviewers read it, the fixer edits it, checks run in it. */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { inBackground } from './background.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -81,9 +82,7 @@ export function checkoutForReaders(
   settle: () => Promise<void>;
 } {
   const reads = agents.some((a) => a.usesCheckout);
-  const ready = ensureWorktree(ctx, sha);
-  // Awaited by `settle` (in the background case) or by the caller; never unobserved.
-  ready.catch(() => undefined);
+  const ready = reads ? ensureWorktree(ctx, sha) : inBackground(() => ensureWorktree(ctx, sha));
   return {
     ready: reads ? ready : Promise.resolve(),
     beforeAttempt: (agent) => (agent.usesCheckout ? () => ensureWorktree(ctx, sha) : undefined),

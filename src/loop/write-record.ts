@@ -52,8 +52,16 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
   const report = await loadRunReport(deps.store, run.id);
   if (!report) throw new Error(`run ${run.id} vanished from the ledger`);
   const s = run.snapshot;
+  // The fix that made the final head recorded its digest, and the review of that head hashed
+  // the diff afresh against it before completing: the ledger has it.
+  const fixedTo = report.stages.find(
+    (st) => st.stage === 'fix' && (st.result as { commit?: unknown }).commit === run.head,
+  );
   const finalDiffDigest =
-    run.head === s.head ? s.diffDigest : await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head);
+    run.head === s.head
+      ? s.diffDigest
+      : ((fixedTo?.result as { diffDigest?: string } | undefined)?.diffDigest ??
+        (await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head)));
   const signer = loadSigner(signingKeyPath(deps.repoRoot));
   const { path } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot, out });
   await deps.store.setRecordPath(run.id, path);

@@ -40,6 +40,7 @@ export async function fixStage(
   diff: string,
   expectedDigest: string,
   blockerIds: string[],
+  treeBefore?: Promise<string>,
 ): Promise<FixResult> {
   const fixer = ctx.fixer;
   if (!fixer) throw new Error('fix stage without a fixer');
@@ -57,15 +58,9 @@ export async function fixStage(
     blockers,
     instructions: fixer.cfg.instructions,
   });
-  // revloop's own state (prompts, ledger, records) lives in the user's tree too and
-  // changes during the call; only the rest of the tree is the user's.
-  const stateRel = relative(ctx.deps.repoRoot, ctx.deps.stateDir(ctx.deps.repoRoot));
-  const ours = (p: string) =>
-    stateRel !== '' && !stateRel.startsWith('..') && (p === stateRel || p.startsWith(`${stateRel}/`));
-  const userTree = async () =>
-    JSON.stringify((await git.status(ctx.deps.repoRoot)).filter((e) => !ours(e.path)));
-  // Read while the worktree is being readied (both before the fixer starts).
-  const userTreeBefore = userTree();
+  // Read while the worktree is being readied (both before the fixer starts), unless the
+  // driver started it already.
+  const userTreeBefore = treeBefore ?? userTreeState(ctx);
 
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
@@ -86,7 +81,7 @@ export async function fixStage(
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
       // Both read-only of the user's tree and write-only of the worktree: run them together.
       const [treeAfter, commit] = await Promise.all([
-        userTree(),
+        userTreeState(ctx),
         git
           .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
           .catch((err: Error & { code?: string }) => {
@@ -101,9 +96,8 @@ export async function fixStage(
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
       ctx.worktreeCommittedAt = commit ?? head;
-      // The next round's prompts carry this diff: read it beside the digest.
-      if (commit) void ctx.promptDiff(commit);
-      const diffDigest = commit ? await ctx.diffDigest(commit, true) : expectedDigest;
+      // A new commit: its first read is fresh, and gives the next round's prompt diff too.
+      const diffDigest = commit ? await ctx.diffDigest(commit) : expectedDigest;
       return { ...(reply as FixerReply), commit, diffDigest };
     },
   });
@@ -146,6 +140,19 @@ export async function fixStage(
   });
   ctx.run = { ...ctx.run, head: next };
   return result;
+}
+
+/**
+ * The user's working tree as `git status` sees it, less revloop's own state
+ * (prompts, ledger, records live there and change during the call). Compared
+ * before and after the fixer: the fixer may only edit its worktree.
+ */
+export async function userTreeState(ctx: Pick<RunContext, 'deps'>): Promise<string> {
+  const { repoRoot, stateDir } = ctx.deps;
+  const stateRel = relative(repoRoot, stateDir(repoRoot));
+  const ours = (p: string) =>
+    stateRel !== '' && !stateRel.startsWith('..') && (p === stateRel || p.startsWith(`${stateRel}/`));
+  return JSON.stringify((await ctx.deps.git.status(repoRoot)).filter((e) => !ours(e.path)));
 }
 
 /** Re-checks the inputs against the new revision before the fix is recorded. */

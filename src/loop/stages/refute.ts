@@ -8,7 +8,7 @@ import { refuterPrompt } from '../../core/prompt.js';
 import { isBlocker } from '../../core/run-report.js';
 import type { RefuterReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
-import { checkFrozen } from '../freeze.js';
+import { checkFrozen, startFreshDigest } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
 import { CONTROLLER_REVIEWER } from './review.js';
@@ -35,6 +35,7 @@ export async function refuteStage(
     await checkFrozen(ctx, expectedDigest);
     const checkout = checkoutForReaders(ctx, ctx.run.head, [refuter.reviewer]);
     await checkout.ready;
+    const fresh = startFreshDigest(ctx);
     for (const f of findings) {
       const prompt = refuterPrompt({
         criteria: ctx.criteria,
@@ -63,7 +64,7 @@ export async function refuteStage(
       });
       result.decisions.push({ findingId: f.id, callKey: res.verdict.callKey, decision: reply.decision });
     }
-    await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record')]);
+    await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record', fresh)]);
   }
   ctx.deps.crashPoint?.('before-complete:refute');
   await ctx.deps.store.completeStage(lease, {

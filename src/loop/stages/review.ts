@@ -13,7 +13,7 @@ import { gateScope } from '../../core/scope-lock.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
 import { callAgent } from '../call.js';
-import { checkFrozen } from '../freeze.js';
+import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
@@ -46,6 +46,7 @@ export async function reviewStage(
     ctx.reviewers.map((r) => r.reviewer),
   );
   await checkout.ready;
+  const fresh = startFreshDigest(ctx);
   const got: { name: string; verdict: VerdictRow }[] = [];
   for (const r of ctx.reviewers) {
     const prompt = reviewerPrompt({
@@ -101,7 +102,7 @@ export async function reviewStage(
   const protectedEdited = round === 1 ? await editedProtectedPaths(ctx) : [];
   for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
 
-  await Promise.all([checkFrozen(ctx, expectedDigest, 'record'), touched]);
+  await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
   const result: ReviewResult = {
     head,
     verdicts: got.map(({ name, verdict }) => ({
