@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -20,7 +21,7 @@ export function writeFileAtomic(
 ): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = tempPathFor(path);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', opts.mode ?? 0o644);
@@ -38,6 +39,42 @@ export function writeFileAtomic(
   }
   fsyncDir(dir);
 }
+
+/**
+ * writeFileAtomic without blocking the event loop, for writes that overlap
+ * other work (a prompt saved while its call runs). Same steps, same guarantees.
+ */
+export async function writeFileAtomicAsync(
+  path: string,
+  data: string | Uint8Array,
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = tempPathFor(path);
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(tmp, 'wx', opts.mode ?? 0o644);
+    await fh.writeFile(data);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    await rename(tmp, path);
+  } catch (err) {
+    await fh?.close();
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+const tempPathFor = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
 /** Makes a rename or create in `dir` durable. */
 export function fsyncDir(dir: string): void {

@@ -51,7 +51,9 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
   );
   const recorded = ctx.verdicts.get(key);
   if (recorded) return { ok: true, verdict: recorded, fresh: false };
-  ctx.savePrompt(promptDigest, spec.prompt);
+  // Saved while the call runs; awaited before anything of the call is recorded.
+  const saved = ctx.savePrompt(promptDigest, spec.prompt);
+  saved.catch(() => undefined);
 
   let attempt = ctx.attemptsOf(key);
   for (;;) {
@@ -95,6 +97,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       signal: undefined,
     });
     await spec.afterAttempt?.();
+    await saved;
     if (res.ok) {
       let reply: unknown;
       try {
