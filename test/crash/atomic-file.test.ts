@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { writeFileAtomic } from '../../src/io/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicAsync } from '../../src/io/atomic-file.js';
 import { ensureBuilt, ROOT } from './cli.js';
 
 beforeAll(ensureBuilt, 120_000);
@@ -62,6 +62,19 @@ test('an error on rename (the target is a directory) leaves no temp file', () =>
   expect(() => writeFileAtomic(path, 'new')).toThrow();
   expect(readdirSync(dir).sort()).toEqual(['taken']);
   expect(readFileSync(join(path, 'inside'), 'utf8')).toBe('x');
+});
+
+test('the async variant: same bytes and mode, and on a failed rename no temp file', async () => {
+  const path = join(fresh(), 'p', 'prompt.txt');
+  await writeFileAtomicAsync(path, 'prompt\n', { mode: 0o600 });
+  expect(readFileSync(path, 'utf8')).toBe('prompt\n');
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  await writeFileAtomicAsync(path, new Uint8Array([1, 2, 3]));
+  expect([...readFileSync(path)]).toEqual([1, 2, 3]);
+  const taken = join(dir, 'p', 'taken');
+  mkdirSync(taken);
+  await expect(writeFileAtomicAsync(taken, 'new')).rejects.toThrow();
+  expect(readdirSync(join(dir, 'p')).sort()).toEqual(['prompt.txt', 'taken']);
 });
 
 /** A writer process rewriting `path` with alternating whole versions, forever. */
