@@ -32,6 +32,7 @@ export function worktreeOps(
   | 'worktreeHead'
   | 'status'
   | 'commitAll'
+  | 'setHead'
   | 'updateRef'
 > {
   const commitEnv = {
@@ -140,16 +141,20 @@ export function worktreeOps(
       );
       if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
       treeOf.set(commit, tree);
+      return commit;
+    },
+
+    async setHead(dir, sha, expected) {
+      assertRev(dir, sha);
+      assertRev(dir, expected);
       // --no-deref: move this worktree's HEAD, never a branch it points at;
       // the old value makes it a compare-and-swap against a racing fixer.
-      const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', commit, expected];
+      const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', sha, expected];
       const res = await run.exec(dir, [...NO_HOOKS, ...update]);
-      if (res.code !== 0) {
-        const now = await readRef(dir, 'HEAD');
-        if (now !== expected) throw new WorktreeMovedError(dir, expected, now ?? '(none)');
-        throw run.failure(dir, update, res);
-      }
-      return commit;
+      if (res.code === 0) return;
+      const now = await readRef(dir, 'HEAD');
+      if (now !== expected) throw new WorktreeMovedError(dir, expected, now ?? '(none)');
+      throw run.failure(dir, update, res);
     },
 
     async updateRef(repo, ref, sha, expectOld) {

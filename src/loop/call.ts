@@ -82,7 +82,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     });
     deps.crashPoint?.(`call:${spec.stage}`);
     const now = deps.clock.now();
-    const res = await spec.reviewer.call({
+    const pending = spec.reviewer.call({
       callKey: key,
       role: spec.role,
       name: spec.name,
@@ -96,6 +96,8 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,
     });
+    ctx.noteCallStarted();
+    const res = await pending;
     await spec.afterAttempt?.();
     await saved;
     if (res.ok) {

@@ -10,7 +10,6 @@ import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
-import { inBackground } from './background.js';
 import { loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
@@ -101,7 +100,14 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   }
   for (let round = 1; ; round++) {
     const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
+    // The fixer's "before" view of the user's tree, read while the round's last bookkeeping
+    // runs: once the reviews are in (without a refuter), else once the refutations are.
     let treeBefore: Promise<string> | undefined;
+    const readTreeBefore = () => {
+      if (treeBefore || !ctx.fixer || ctx.stage(round, 'fix')) return;
+      treeBefore = userTreeState(ctx);
+      treeBefore.catch(() => undefined);
+    };
     let decision: RoundDecision | undefined = (ctx.stage(round, 'decide')?.result as DecideResult | undefined)
       ?.decision;
     if (!decision) {
@@ -116,6 +122,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
         await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines);
         await refresh();
       }
+      if (!ctx.refuter) readTreeBefore();
       if (!ctx.stage(round, 'refute')) {
         boundary('before:refute');
         event(round, 'refute');
@@ -124,11 +131,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       }
       boundary('before:decide');
       event(round, 'decide');
-      // The fixer's "before" view of the user's tree, read while the decision is made.
-      if (ctx.fixer && !ctx.stage(round, 'fix')) {
-        treeBefore = userTreeState(ctx);
-        treeBefore.catch(() => undefined);
-      }
+      readTreeBefore();
       decision = (await decideStage(ctx, lease, round, lines)).decision;
       await refresh();
     }
@@ -221,8 +224,9 @@ function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number)
     [mergeBase, head],
     [prev, head],
   ] as const) {
-    // A failure stays cached for the decide stage, which reports it.
-    inBackground(() => lines.prefetch(from, to));
+    // A failure stays cached for the decide stage, which reports it; without a call to hide
+    // behind (a resumed round), the decide stage reads them itself.
+    ctx.whenCallStarts(() => void lines.prefetch(from, to).catch(() => undefined));
   }
 }
 

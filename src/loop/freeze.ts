@@ -6,7 +6,7 @@
  */
 import { unfinishedEnd } from '../core/run-state.js';
 import { sha256 } from '../io/hash.js';
-import { inBackground } from './background.js';
+import { besideNextCall, type Deferred } from './background.js';
 import { type RunContext, RunEnd } from './run-context.js';
 
 /**
@@ -21,19 +21,45 @@ export async function checkFrozen(
   ctx: RunContext,
   expectedDiffDigest: string,
   when: 'before' | 'record' = 'before',
-  fresh?: Promise<string>,
+  fresh?: Deferred<string>,
 ): Promise<void> {
+  const head = ctx.run.head;
+  const mark = `${head}:${ctx.attemptsMade}`;
+  if (when === 'before' && ctx.frozenMark === mark) return;
+  const digestNow = (when === 'record' && fresh?.get()) || ctx.diffDigest(head, when === 'record');
+  digestNow.catch(() => undefined);
+  await judge(ctx, head, async () => {
+    if ((await digestNow) !== expectedDiffDigest) {
+      throw new RunEnd(
+        unfinishedEnd(
+          'failed',
+          'stale_context',
+          `diff of ${head.slice(0, 12)} no longer hashes to its digest`,
+        ),
+      );
+    }
+  });
+  ctx.frozenMark = mark;
+}
+
+/**
+ * The head ref, and the rules as `head` holds them, without the diff: what a
+ * fix's new commit is checked against before the run's ref moves to it (its
+ * diff is read at the same moment, and that digest is what gets recorded).
+ */
+export function checkRefAndRules(ctx: RunContext, head: string): Promise<void> {
+  return judge(ctx, head, null);
+}
+
+/** Reads the ref and the rules together, then judges ref, diff (when given), rules, in that order. */
+async function judge(ctx: RunContext, head: string, diffCheck: (() => Promise<void>) | null): Promise<void> {
   const { git } = ctx.deps;
   const s = ctx.snapshot;
-  const mark = `${ctx.run.head}:${ctx.attemptsMade}`;
-  if (when === 'before' && ctx.frozenMark === mark) return;
-  // The three reads are independent: start them together, judge them in order.
-  const source = s.configFrom === 'head' ? ctx.run.head : s.base;
+  // With configFrom=head the rules live at the revision under review, which a fix can edit.
+  const source = s.configFrom === 'head' ? head : s.base;
   const headHeld =
     s.headRef === null ? Promise.resolve(true) : git.refHolds(ctx.deps.repoRoot, s.headRef, s.head);
-  const digestNow = (when === 'record' && fresh) || ctx.diffDigest(ctx.run.head, when === 'record');
   const rulesNow = Promise.all([ctx.readBlob(source, s.configPath), ctx.readBlob(source, s.criteriaPath)]);
-  digestNow.catch(() => undefined);
   rulesNow.catch(() => undefined);
   if (s.headRef !== null && !(await headHeld.catch(() => false))) {
     const now = await git.resolve(ctx.deps.repoRoot, s.headRef).catch(() => null);
@@ -47,17 +73,7 @@ export async function checkFrozen(
       );
     }
   }
-  const digest = await digestNow;
-  if (digest !== expectedDiffDigest) {
-    throw new RunEnd(
-      unfinishedEnd(
-        'failed',
-        'stale_context',
-        `diff of ${ctx.run.head.slice(0, 12)} no longer hashes to its digest`,
-      ),
-    );
-  }
-  // With configFrom=head the rules live at the revision under review, which a fix can edit.
+  await diffCheck?.();
   const [config, criteria] = await rulesNow;
   if (!criteria || sha256(criteria) !== s.criteriaDigest) {
     throw new RunEnd(
@@ -69,7 +85,6 @@ export async function checkFrozen(
       unfinishedEnd('aborted', 'rules_changed', `config ${s.configPath} changed since admission`),
     );
   }
-  ctx.frozenMark = mark;
 }
 
 /**
@@ -77,7 +92,16 @@ export async function checkFrozen(
  * stage's calls, once the stage began: a git process whose cost the calls'
  * wait hides. The ref and the rules are still read at record time.
  */
-export function startFreshDigest(ctx: RunContext): Promise<string> {
+export function startFreshDigest(ctx: RunContext): Deferred<string> {
   const head = ctx.run.head;
-  return inBackground(() => ctx.diffDigest(head, true));
+  return besideNextCall(ctx, () => ctx.diffDigest(head, true));
+}
+
+/**
+ * Records that a full check has passed for `head` with no call since: a fix's
+ * new commit, whose ref and rules were just checked and whose diff was just
+ * read fresh. The next stage's `before` check then costs nothing.
+ */
+export function markFrozen(ctx: RunContext, head: string): void {
+  ctx.frozenMark = `${head}:${ctx.attemptsMade}`;
 }

@@ -36,8 +36,12 @@ export class RunContext {
   readonly verdicts = new Map<string, VerdictRow>();
   /** The revision the worktree is known to hold with nothing else in it, or null when an agent may have touched it. */
   worktreeCleanAt: string | null = null;
-  /** The commit the controller just made of the worktree: only untracked files can differ from it. */
-  worktreeCommittedAt: string | null = null;
+  /**
+   * The commit the controller just made of the worktree, and where its HEAD
+   * still is: index and tracked files are the commit, only HEAD and ignored
+   * files differ from it.
+   */
+  worktreeCommitted: { sha: string; head: string } | null = null;
   /** Agent attempts made so far in this process: a freeze check is current until the next one. */
   attemptsMade = 0;
   /** Settlements of the change's earlier runs, by fingerprint (loaded on first use). */
@@ -52,6 +56,7 @@ export class RunContext {
   private readonly attempts = new Map<string, number>();
   private readonly stages = new Map<string, StageRow>();
   private spentUsd: number;
+  private callStartWaiters: (() => void)[] = [];
 
   constructor(
     readonly deps: LoopDeps,
@@ -93,6 +98,18 @@ export class RunContext {
 
   noteStage(row: StageRow): void {
     this.stages.set(`${row.round}:${row.stage}`, row);
+  }
+
+  /** Runs `fn` once the next agent call is under way (see background.ts). */
+  whenCallStarts(fn: () => void): void {
+    this.callStartWaiters.push(fn);
+  }
+
+  /** Called by callAgent right after an agent call began. */
+  noteCallStarted(): void {
+    const waiting = this.callStartWaiters;
+    this.callStartWaiters = [];
+    for (const fn of waiting) fn();
   }
 
   addCost(usd: number): void {

@@ -1,7 +1,7 @@
 /** The run's private checkout: reviewers read it, the fixer edits it, checks run in it. */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { inBackground } from './background.js';
+import { besideNextCall } from './background.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -11,18 +11,22 @@ import type { RunContext } from './run-context.js';
  * rebuilt instead of leaving the run unresumable.
  */
 export async function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommitted'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
   const root = ctx.deps.repoRoot;
   if (ctx.worktreeCleanAt === sha && existsSync(ctx.worktree)) return;
   ctx.worktreeCleanAt = null;
-  const committed = ctx.worktreeCommittedAt === sha;
-  ctx.worktreeCommittedAt = null;
+  const committed = ctx.worktreeCommitted?.sha === sha ? ctx.worktreeCommitted : null;
+  ctx.worktreeCommitted = null;
   if (committed && existsSync(ctx.worktree)) {
-    // HEAD, index and tracked files are the commit (commitAll staged everything): one clean suffices.
-    const ok = await git.cleanWorktree(ctx.worktree).then(
+    // Index and tracked files are the commit (commitAll staged everything): HEAD moves to it
+    // and the ignored files go, together.
+    const ok = await Promise.all([
+      committed.head === sha ? undefined : git.setHead(ctx.worktree, sha, committed.head),
+      git.cleanWorktree(ctx.worktree),
+    ]).then(
       () => true,
       () => false,
     );
@@ -73,7 +77,10 @@ export async function noteReadOnlyUse(
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  ctx: Pick<
+    RunContext,
+    'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommitted' | 'whenCallStarts'
+  >,
   sha: string,
   agents: readonly { usesCheckout: boolean }[],
 ): {
@@ -81,13 +88,15 @@ export function checkoutForReaders(
   beforeAttempt: (agent: { usesCheckout: boolean }) => (() => Promise<void>) | undefined;
   settle: () => Promise<void>;
 } {
-  const reads = agents.some((a) => a.usesCheckout);
-  const ready = reads ? ensureWorktree(ctx, sha) : inBackground(() => ensureWorktree(ctx, sha));
-  return {
-    ready: reads ? ready : Promise.resolve(),
-    beforeAttempt: (agent) => (agent.usesCheckout ? () => ensureWorktree(ctx, sha) : undefined),
-    settle: () => (reads ? noteReadOnlyUse(ctx) : ready),
-  };
+  if (agents.some((a) => a.usesCheckout)) {
+    return {
+      ready: ensureWorktree(ctx, sha),
+      beforeAttempt: (agent) => (agent.usesCheckout ? () => ensureWorktree(ctx, sha) : undefined),
+      settle: () => noteReadOnlyUse(ctx),
+    };
+  }
+  const later = besideNextCall(ctx, () => ensureWorktree(ctx, sha));
+  return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: () => later.get() };
 }
 
 /**

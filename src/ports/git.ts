@@ -80,8 +80,15 @@ export interface Git {
    * v1 XY, and `conflict` marks unmerged paths.
    */
   status(dir: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
-  /** Commits every edit in the worktree on top of `parent`; returns the new sha, or null when nothing changed. */
+  /**
+   * Commits every edit in the worktree as a child of `parent` (its HEAD);
+   * returns the new sha, or null when nothing changed. HEAD stays at `parent`
+   * until {@link Git.setHead} moves it, which can wait until the checkout is
+   * next needed.
+   */
   commitAll(dir: string, parent: string, message: string): Promise<string | null>;
+  /** Moves a worktree's detached HEAD from `expected` to `sha`; throws WorktreeMovedError if it moved. */
+  setHead(dir: string, sha: string, expected: string): Promise<void>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
   updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
 }

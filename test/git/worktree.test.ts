@@ -64,6 +64,10 @@ describe('worktrees', () => {
     expect(st).toHaveLength(3);
     const sha = await git.commitAll(wt, base, 'revloop: fix round 1\n\nbody');
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    // HEAD stays until setHead moves it (compare-and-swap).
+    expect(await git.worktreeHead(wt)).toBe(base);
+    await expect(git.setHead(wt, base, sha as string)).rejects.toBeInstanceOf(WorktreeMovedError);
+    await git.setHead(wt, sha as string, base);
     expect(await git.worktreeHead(wt)).toBe(sha);
     expect(await git.status(wt)).toEqual([]);
     expect(inWt(['log', '-1', '--format=%P|%an <%ae>|%cn|%B', sha as string])).toBe(

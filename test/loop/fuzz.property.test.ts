@@ -115,6 +115,7 @@ function memoGit(real: Git): Git {
     mergeBase: memo('mergeBase', real.mergeBase),
     diffDigest: memo('diffDigest', real.diffDigest),
     diffText: memo('diffText', real.diffText),
+    diffRead: memo('diffRead', real.diffRead),
     changedFiles: memo('changedFiles', real.changedFiles),
     hunks: memo('hunks', real.hunks),
     mapLine: memo('mapLine', real.mapLine),

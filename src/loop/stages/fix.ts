@@ -12,7 +12,7 @@ import type { Lease } from '../../core/ledger.js';
 import { fixerPrompt } from '../../core/prompt.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
-import { checkFrozen } from '../freeze.js';
+import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
 
@@ -61,6 +61,7 @@ export async function fixStage(
   // Read while the worktree is being readied (both before the fixer starts), unless the
   // driver started it already.
   const userTreeBefore = treeBefore ?? userTreeState(ctx);
+  let rejected: unknown = null;
 
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
@@ -95,9 +96,18 @@ export async function fixStage(
       if (treeAfter !== (await userTreeBefore)) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
       }
-      ctx.worktreeCommittedAt = commit ?? head;
-      // A new commit: its first read is fresh, and gives the next round's prompt diff too.
-      const diffDigest = commit ? await ctx.diffDigest(commit) : expectedDigest;
+      ctx.worktreeCommitted = { sha: commit ?? head, head };
+      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
+      // The new commit's first read is fresh, and gives the next round's prompt diff too;
+      // meanwhile the run's ref moves to it, once the push and rules checks pass. The reply
+      // is recorded either way (the call itself succeeded); a rejection ends the run after.
+      const landing = land(ctx, commit).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      const diffDigest = await ctx.diffDigest(commit);
+      rejected = await landing;
+      if (!rejected) markFrozen(ctx, commit);
       return { ...(reply as FixerReply), commit, diffDigest };
     },
   });
@@ -105,6 +115,7 @@ export async function fixStage(
     await ensureWorktree(ctx, head).catch(() => undefined);
     throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
   }
+  if (rejected) throw rejected;
   const reply = res.verdict.reply as RecordedFix;
   // A verdict recorded before a crash names a commit made then: it must still exist.
   if (!res.fresh && reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
@@ -120,9 +131,8 @@ export async function fixStage(
     else unknownIds.push(d.finding);
   }
   const next = reply.commit ?? head;
-  // Checked before the run's ref moves: a rejected fix (changed rules, a new push) must not land there.
-  await checkFrozenAfterFix(ctx, next, reply.diffDigest);
-  if (reply.commit) await git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), reply.commit);
+  // A fix recorded by an earlier process, or no commit: checked (and landed) here, before the result.
+  if (!res.fresh || !reply.commit) await land(ctx, next, reply.commit !== null);
   const result: FixResult = {
     from: head,
     commit: reply.commit,
@@ -155,13 +165,11 @@ export async function userTreeState(ctx: Pick<RunContext, 'deps'>): Promise<stri
   return JSON.stringify((await ctx.deps.git.status(repoRoot)).filter((e) => !ours(e.path)));
 }
 
-/** Re-checks the inputs against the new revision before the fix is recorded. */
-async function checkFrozenAfterFix(ctx: RunContext, next: string, digest: string): Promise<void> {
-  const saved = ctx.run;
-  ctx.run = { ...saved, head: next };
-  try {
-    await checkFrozen(ctx, digest);
-  } finally {
-    ctx.run = saved;
-  }
+/**
+ * Checks the push and the rules against a fix's revision, then moves the run's
+ * ref to it: a rejected fix (changed rules, a new push) never lands there.
+ */
+async function land(ctx: RunContext, next: string, moveRef = true): Promise<void> {
+  await checkRefAndRules(ctx, next);
+  if (moveRef) await ctx.deps.git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), next);
 }
