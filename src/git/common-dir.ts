@@ -5,12 +5,15 @@
  */
 import type { GitRunner } from './run.js';
 
-export type CommonDir = (repo: string) => Promise<string>;
+export type CommonDir = ((repo: string) => Promise<string>) & {
+  /** Records a path's common dir learnt by another call (root asks for both at once). */
+  seed(repo: string, dir: string): void;
+};
 
 /** A resolver that caches per path: a path's common dir never changes. */
 export function commonDirResolver(run: GitRunner): CommonDir {
   const cache = new Map<string, Promise<string>>();
-  return (repo) => {
+  const resolve = (repo: string): Promise<string> => {
     let p = cache.get(repo);
     if (!p) {
       p = run
@@ -22,6 +25,11 @@ export function commonDirResolver(run: GitRunner): CommonDir {
     }
     return p;
   };
+  return Object.assign(resolve, {
+    seed: (repo: string, dir: string) => {
+      if (!cache.has(repo)) cache.set(repo, Promise.resolve(dir));
+    },
+  });
 }
 
 /** Global options that make git treat the common dir (the cwd) as a bare repository. */

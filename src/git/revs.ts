@@ -50,7 +50,16 @@ export function revOps(
   const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
     async root(dir) {
-      return text(await run.ok(dir, ['rev-parse', '--show-toplevel']));
+      // The common git dir comes with it: the first diff needs it, and it costs no second process.
+      const out = await run.ok(dir, [
+        'rev-parse',
+        '--show-toplevel',
+        '--path-format=absolute',
+        '--git-common-dir',
+      ]);
+      const [top = '', common] = out.toString('utf8').trim().split('\n');
+      if (common) commonDir.seed(top, common);
+      return top;
     },
 
     async resolve(repo, ref) {

@@ -40,16 +40,19 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   const branchOf = req.headRef === 'HEAD' ? currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
   let base: string | undefined;
+  // Without --base, the first default (`main`, the usual one) is read beside the head.
+  const candidate = (b: string) => git.resolve(repo, b).catch(() => undefined);
   const [head, given, fullName] = await Promise.all([
     git.resolve(repo, req.headRef),
-    req.baseRef ? git.resolve(repo, req.baseRef) : Promise.resolve(undefined),
+    candidate(req.baseRef ?? (DEFAULT_BASES[0] as string)),
     req.headRef === 'HEAD' ? Promise.resolve(null) : git.fullRefName(repo, req.headRef),
   ]);
-  if (given) base = given;
+  if (req.baseRef) base = given ?? (await git.resolve(repo, req.baseRef));
   else {
-    for (const b of DEFAULT_BASES) {
-      base = await git.resolve(repo, b).catch(() => undefined);
+    base = given;
+    for (const b of DEFAULT_BASES.slice(1)) {
       if (base) break;
+      base = await candidate(b);
     }
     if (!base)
       throw new ConfigLoadError(

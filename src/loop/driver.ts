@@ -28,6 +28,8 @@ import { writeRunOutputs } from './write-record.js';
 export interface DriveOptions {
   /** Also write the signed record here. */
   out?: string | undefined;
+  /** Commits this process resolved moments ago (it admitted the run): not checked again. */
+  knownCommits?: readonly string[] | undefined;
 }
 
 export interface DriveResult {
@@ -50,7 +52,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
     let ctx: RunContext;
     try {
-      ctx = await buildContext(deps, run, lease.token);
+      ctx = await buildContext(deps, run, lease.token, opts.knownCommits ?? []);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
       throw err;
@@ -104,7 +106,8 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
     // runs: once the reviews are in (without a refuter), else once the refutations are.
     let treeBefore: Promise<string> | undefined;
     const readTreeBefore = () => {
-      if (treeBefore || !ctx.fixer || ctx.stage(round, 'fix')) return;
+      // No fix follows the last round the budget allows.
+      if (treeBefore || !ctx.fixer || ctx.stage(round, 'fix') || round >= s.budgets.rounds) return;
       treeBefore = userTreeState(ctx);
       treeBefore.catch(() => undefined);
     };
@@ -152,11 +155,16 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   }
 }
 
-async function buildContext(deps: LoopDeps, run: RunRow, token: number): Promise<RunContext> {
+async function buildContext(
+  deps: LoopDeps,
+  run: RunRow,
+  token: number,
+  knownCommits: readonly string[],
+): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
   // Independent reads, started together; judged in order.
-  const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])];
+  const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])].filter((c) => !knownCommits.includes(c));
   const exists = shas.map((sha) => git.commitExists(deps.repoRoot, sha).catch(() => false));
   const config = loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
   config.catch(() => undefined);
@@ -248,7 +256,10 @@ async function finish(
   const row = await deps.store.finishRun(lease, end);
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
   deps.crashPoint?.('after:finish');
-  if (ctx) await removeRunWorktrees(ctx);
-  const recordPath = await writeRunOutputs(deps, row, opts.out);
+  // The worktrees go while the record is written from the ledger: neither needs the other.
+  const [, recordPath] = await Promise.all([
+    ctx ? removeRunWorktrees(ctx) : undefined,
+    writeRunOutputs(deps, row, opts.out),
+  ]);
   return { run: (await deps.store.getRun(row.id)) ?? row, recordPath, detached: null };
 }

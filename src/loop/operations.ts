@@ -59,6 +59,7 @@ async function joinRun(
   deps: LoopDeps,
   first: RunRow,
   out?: string,
+  knownCommits: readonly string[] = [],
 ): Promise<Omit<Extract<ReviewOutcome, { kind: 'run' }>, 'admitted'>> {
   let run = first;
   const giveUpAt = deps.clock.now() + (run.snapshot.budgets.wallSeconds + 60) * 1000;
@@ -67,7 +68,7 @@ async function joinRun(
       return { kind: 'run', run, recordPath: await finishedRun(deps, run, out), detached: null };
     const lease = await takeOver(deps, run);
     if (lease) {
-      const r = await driveRun(deps, lease, { out });
+      const r = await driveRun(deps, lease, { out, knownCommits });
       return { kind: 'run', run: r.run, recordPath: r.recordPath, detached: r.detached };
     }
     if (deps.signal?.aborted || deps.clock.now() > giveUpAt) {
@@ -86,7 +87,10 @@ export async function reviewRevision(
   const admission = await admit(deps, req);
   const r = admission.result;
   if (r.kind === 'deferred') return { kind: 'deferred', limit: r.limit, detail: r.detail, admission };
-  return { ...(await joinRun(deps, r.run, out)), admitted: r.kind, admission };
+  // A run this process just created is on commits it resolved moments ago.
+  const s = r.run.snapshot;
+  const known = r.kind === 'created' ? [s.base, s.head, s.mergeBase] : [];
+  return { ...(await joinRun(deps, r.run, out, known)), admitted: r.kind, admission };
 }
 
 export async function findRunOrThrow(deps: Pick<LoopDeps, 'store'>, idOrPrefix: string): Promise<RunRow> {
