@@ -109,23 +109,26 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         await deps.store.endAttempt(lease, key, attempt, 'failed', detail);
         return { ok: false, class: 'failed', detail, attempts: attempt };
       }
-      // The verdict first, then the attempt's end: a crash between the two leaves the
-      // attempt `started` (marked `unknown` on resume) with its verdict kept, never an
-      // `ok` attempt without a verdict, which resume would call again for a second `ok`.
-      const { verdict } = await deps.store.recordVerdict(lease, {
-        callKey: key,
-        runId: ctx.run.id,
-        round: spec.round,
-        stage: spec.stage,
-        role: spec.role,
-        reviewer: spec.name,
-        revision: spec.head,
-        promptDigest,
-        modelId: res.modelId,
-        reply,
-        costUsd: res.costUsd,
-      });
-      await deps.store.endAttempt(lease, key, attempt, 'ok', null);
+      // The verdict and the attempt's end in one transaction: a crash leaves either the
+      // attempt `started` (marked `unknown` on resume, which calls again under the same key)
+      // or both, never an `ok` attempt without its verdict.
+      const { verdict } = await deps.store.recordVerdict(
+        lease,
+        {
+          callKey: key,
+          runId: ctx.run.id,
+          round: spec.round,
+          stage: spec.stage,
+          role: spec.role,
+          reviewer: spec.name,
+          revision: spec.head,
+          promptDigest,
+          modelId: res.modelId,
+          reply,
+          costUsd: res.costUsd,
+        },
+        attempt,
+      );
       ctx.verdicts.set(key, verdict);
       ctx.addCost(verdict.costUsd);
       deps.onEvent?.({

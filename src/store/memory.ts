@@ -211,8 +211,20 @@ export class MemoryStore implements Store {
   async recordVerdict(
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
+    endsAttempt?: number,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     this.fenced(lease);
+    if (endsAttempt !== undefined) {
+      // Checked first, so a missing attempt records nothing.
+      const at = this.findAttempt(lease.runId, v.callKey, endsAttempt);
+      if (!at)
+        throw new LedgerConflictError(
+          `run ${lease.runId}: attempt ${endsAttempt} of ${v.callKey} was never begun`,
+        );
+      at.class = 'ok';
+      at.detail = null;
+      at.endedAt = this.now();
+    }
     const had = this.verdicts.get(v.callKey);
     if (had) return { inserted: false, verdict: copyJson(had) };
     const row = { ...copyJson(v), recordedAt: this.now() };

@@ -330,6 +330,23 @@ export function runStoreContract(
       expect(await store.listVerdicts(lease.runId)).toEqual([first.verdict]);
     });
 
+    it('records a verdict and ends its attempt ok in one transaction, or neither', async () => {
+      const lease = await running();
+      const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-a', attemptNo: 1 });
+      const v = verdict(lease.runId, 'ck-a');
+      const res = await store.recordVerdict(lease, v, 1);
+      expect(res.inserted).toBe(true);
+      expect((await store.listAttempts(lease.runId)).map((r) => [r.callKey, r.class])).toEqual([
+        ['ck-a', 'ok'],
+      ]);
+      // An attempt never begun: nothing is recorded.
+      await expect(store.recordVerdict(lease, verdict(lease.runId, 'ck-b'), 1)).rejects.toMatchObject({
+        code: 'ledger_conflict',
+      });
+      expect((await store.listVerdicts(lease.runId)).map((x) => x.callKey)).toEqual(['ck-a']);
+    });
+
     describe('completeStage (invariant 5)', () => {
       it('commits the result, findings, refutations, disputes and run fields together', async () => {
         const lease = await running();

@@ -275,17 +275,25 @@ export class PostgresStore implements Store {
     cls: AttemptClass,
     detail: string | null,
   ): Promise<void> {
-    await this.fenced(lease, async (c) => {
-      const r = await c.query(
-        `UPDATE attempts SET class = $4, detail = $5, ended_at = ${NOW}
-         WHERE run_id = $1 AND call_key = $2 AND attempt_no = $3`,
-        [lease.runId, callKey, attemptNo, cls, detail],
-      );
-      if (r.rowCount === 0)
-        throw new LedgerConflictError(
-          `run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`,
-        );
-    });
+    await this.fenced(lease, (c) => this.endAttemptIn(c, lease.runId, callKey, attemptNo, cls, detail));
+  }
+
+  /** Ends an attempt inside the caller's transaction. */
+  private async endAttemptIn(
+    c: pg.PoolClient,
+    runId: string,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): Promise<void> {
+    const r = await c.query(
+      `UPDATE attempts SET class = $4, detail = $5, ended_at = ${NOW}
+       WHERE run_id = $1 AND call_key = $2 AND attempt_no = $3`,
+      [runId, callKey, attemptNo, cls, detail],
+    );
+    if (r.rowCount === 0)
+      throw new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
   }
 
   async markInterruptedAttempts(lease: Lease): Promise<number> {
@@ -301,8 +309,11 @@ export class PostgresStore implements Store {
   async recordVerdict(
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
+    endsAttempt?: number,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.fenced(lease, async (c) => {
+      if (endsAttempt !== undefined)
+        await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', null);
       const ins = await c.query(
         `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,

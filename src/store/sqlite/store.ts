@@ -268,20 +268,29 @@ export class SqliteStore implements Store {
   ): Promise<void> {
     this.write(() => {
       this.fence(lease);
-      const n = this.exec(
-        'UPDATE attempts SET class = ?, detail = ?, ended_at = ? WHERE run_id = ? AND call_key = ? AND attempt_no = ?',
-        cls,
-        detail,
-        this.now(),
-        lease.runId,
-        callKey,
-        attemptNo,
-      );
-      if (n === 0)
-        throw new LedgerConflictError(
-          `run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`,
-        );
+      this.endAttemptIn(lease.runId, callKey, attemptNo, cls, detail);
     });
+  }
+
+  /** Ends an attempt inside the caller's transaction. */
+  private endAttemptIn(
+    runId: string,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): void {
+    const n = this.exec(
+      'UPDATE attempts SET class = ?, detail = ?, ended_at = ? WHERE run_id = ? AND call_key = ? AND attempt_no = ?',
+      cls,
+      detail,
+      this.now(),
+      runId,
+      callKey,
+      attemptNo,
+    );
+    if (n === 0)
+      throw new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
   }
 
   async markInterruptedAttempts(lease: Lease): Promise<number> {
@@ -298,9 +307,11 @@ export class SqliteStore implements Store {
   async recordVerdict(
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
+    endsAttempt?: number,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.write(() => {
       this.fence(lease);
+      if (endsAttempt !== undefined) this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', null);
       const n = this.exec(
         `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
