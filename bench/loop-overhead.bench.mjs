@@ -1,10 +1,13 @@
 // Controller overhead of the loop: a 5-round loop (three reviewers that keep
 // raising the same blocker, a fixer whose edit never satisfies them, budgets.rounds
 // 5, the stop rule off through a large stopWindow) whose reviewers each take
-// 200 ms (scripted adapter, delayMs). Total wall time against the sum of
-// reviewer time; target: overhead <= 5 %. Also the controller's cost per
-// round with instant reviewers (ms per round): git freeze checks, worktree,
-// the fix commit, the ledger transactions on a real SQLite file, the record.
+// 200 ms (scripted adapter, delayMs). Total wall time of `review` (admission to
+// signed record) against the sum of reviewer time, as the reviewers' calls
+// actually took it (a 200 ms timer fires a little late; that lateness is the
+// reviewer's, not the controller's); target: overhead <= 5 %. Also the
+// controller's cost per round with instant reviewers (ms per round): git freeze
+// checks, worktree, the fix commit, the ledger transactions on a real SQLite
+// file, the record.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,12 +72,32 @@ async function loopOnce(delayMs) {
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
+    // Times every reviewer call as the controller sees it (the fixer's is controller time here).
+    let reviewerMs = 0;
+    const create = deps.createReviewer;
+    deps.createReviewer = (cfg, c) => {
+      const r = create(cfg, c);
+      if (c.role !== 'reviewer') return r;
+      return {
+        ...r,
+        name: r.name,
+        usesCheckout: r.usesCheckout,
+        async call(req) {
+          const t = performance.now();
+          try {
+            return await r.call(req);
+          } finally {
+            reviewerMs += performance.now() - t;
+          }
+        },
+      };
+    };
     const t0 = performance.now();
     const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
     const ms = performance.now() - t0;
     if (res.kind !== 'run' || res.run.stopReason !== 'budget' || res.run.roundsDone !== ROUNDS)
       throw new Error(`unexpected run: ${JSON.stringify(res.run ?? res)}`);
-    return ms;
+    return { ms, reviewerMs };
   } finally {
     await store.close();
     const { createGit } = await import(dist('git/index.js'));
@@ -88,20 +111,23 @@ async function loopOnce(delayMs) {
 export default async function () {
   await loopOnce(0); // warm-up: module loading, first git spawns
   const instant = [];
-  for (let i = 0; i < 3; i++) instant.push(await loopOnce(0));
+  for (let i = 0; i < 3; i++) instant.push((await loopOnce(0)).ms);
   const slow = [];
-  for (let i = 0; i < 2; i++) slow.push(await loopOnce(DELAY_MS));
+  for (let i = 0; i < 3; i++) slow.push(await loopOnce(DELAY_MS));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const reviewerMs = ROUNDS * REVIEWERS.length * DELAY_MS;
-  const wall = Math.min(...slow);
-  const overhead = (wall - reviewerMs) / reviewerMs;
+  const nominalMs = ROUNDS * REVIEWERS.length * DELAY_MS;
+  // The run with the least controller time (wall minus reviewer time) of the three.
+  const best = slow.reduce((a, b) => (b.ms - b.reviewerMs < a.ms - a.reviewerMs ? b : a));
+  const overhead = (best.ms - best.reviewerMs) / best.reviewerMs;
   const perRound = median(instant) / ROUNDS;
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
   return {
     name: 'loop controller overhead (5 rounds, 3 reviewers x 200 ms, fixer, SQLite)',
     target: 'wall time <= 105 % of reviewer time',
     pass: overhead <= 0.05,
     lines: [
-      `reviewer time ${reviewerMs} ms; loop wall time ${wall.toFixed(0)} ms (best of ${slow.length}): overhead ${(overhead * 100).toFixed(1)} %`,
+      `reviewer time ${best.reviewerMs.toFixed(0)} ms (${nominalMs} ms nominal); loop wall time ${best.ms.toFixed(0)} ms (best of ${slow.length}): overhead ${pct(overhead)} (${pct((best.ms - nominalMs) / nominalMs)} against nominal)`,
+      `all runs: ${slow.map((r) => `${r.ms.toFixed(0)}/${r.reviewerMs.toFixed(0)} ms`).join(', ')} (wall/reviewer)`,
       `instant reviewers: ${perRound.toFixed(1)} ms of controller work per round (median of ${instant.length} loops of ${ROUNDS} rounds: ${instant.map((x) => x.toFixed(0)).join(', ')} ms)`,
     ],
   };

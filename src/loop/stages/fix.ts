@@ -80,9 +80,9 @@ export async function fixStage(
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      // Both read-only of the user's tree and write-only of the worktree: run them together.
-      const [treeAfter, commit] = await Promise.all([
-        userTreeState(ctx),
+      // Both read-only of the user's tree and write-only of the worktree: run them together
+      // (the commit first: it is the longer of the two).
+      const [commit, treeAfter] = await Promise.all([
         git
           .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
           .catch((err: Error & { code?: string }) => {
@@ -92,6 +92,7 @@ export async function fixStage(
             if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
             throw err;
           }),
+        userTreeState(ctx),
       ]);
       if (treeAfter !== (await userTreeBefore)) {
         throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
