@@ -5,13 +5,12 @@
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import type { Git } from '../ports/git.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 import { parseStatus } from './status-parse.js';
+import { headIs, indexStamp } from './worktree-files.js';
 
 // Hooks in the user's repository must not run on the controller's checkouts
 // and commits (post-checkout, post-commit, reference-transaction).
@@ -58,6 +57,23 @@ export function worktreeOps(
 
   // The tree of each commit commitAll made: the next fix's parent, known without asking git.
   const treeOf = new Map<string, string>();
+  // Per checkout, the stamp of an index file we left with no unmerged entries: while the
+  // index is still that file, nobody ran a merge there, and no ls-files is needed.
+  const cleanIndex = new Map<string, string>();
+  const noteCleanIndex = async (dir: string) => {
+    const stamp = await indexStamp(dir);
+    if (stamp === null) cleanIndex.delete(dir);
+    else {
+      if (cleanIndex.size >= TREE_CACHE_MAX) cleanIndex.clear();
+      cleanIndex.set(dir, stamp);
+    }
+  };
+  const unmergedIn = async (dir: string): Promise<string[]> => {
+    const stamp = await indexStamp(dir);
+    if (stamp !== null && stamp === cleanIndex.get(dir)) return [];
+    // Unmerged index entries are exactly what `status` reports as conflicts.
+    return unmergedPaths((await run.ok(dir, ['ls-files', '--unmerged', '-z'])).toString('utf8'));
+  };
 
   const ops: ReturnType<typeof worktreeOps> = {
     async addWorktree(repo, dir, sha) {
@@ -88,6 +104,7 @@ export function worktreeOps(
       await run.ok(dir, [...NO_HOOKS, 'reset', '--hard', '--quiet', sha]);
       // -ff: also nested repositories; -x: ignored files too, build output included.
       await run.ok(dir, ['clean', '-ffdxq']);
+      await noteCleanIndex(dir);
     },
 
     async cleanWorktree(dir) {
@@ -113,19 +130,22 @@ export function worktreeOps(
     async commitAll(dir, parent, message) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       // Independent reads, started together; HEAD and the parent's tree usually need no process.
-      const [head, unmerged, parentTree] = await Promise.all([
+      const [head, conflicts, parentTree] = await Promise.all([
         headIs(dir, expected).then((yes) => (yes ? expected : ops.worktreeHead(dir))),
-        // Unmerged index entries are exactly what `status` reports as conflicts.
-        run.ok(dir, ['ls-files', '--unmerged', '-z']),
+        unmergedIn(dir),
         treeOf.get(expected) ?? run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
       ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
-      const conflicts = unmergedPaths(unmerged.toString('utf8'));
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
       const tree = text(await run.ok(dir, ['write-tree']));
-      if (tree === parentTree) return null;
+      // The index now holds the tree, nothing unmerged (write-tree may have rewritten it).
+      const noted = noteCleanIndex(dir);
+      if (tree === parentTree) {
+        await noted;
+        return null;
+      }
 
       // commit-tree, not commit: exactly one parent even if the fixer left a
       // MERGE_HEAD, no hooks, no editor, no signing.
@@ -141,6 +161,7 @@ export function worktreeOps(
       );
       if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
       treeOf.set(commit, tree);
+      await noted;
       return commit;
     },
 
@@ -188,21 +209,3 @@ function unmergedPaths(out: string): string[] {
 }
 
 const TREE_CACHE_MAX = 1000;
-
-/**
- * Whether the checkout's HEAD file holds exactly `sha` (a detached HEAD at it),
- * read without a git process. False means "ask git": a symbolic HEAD, another
- * value, or a layout this does not know.
- */
-async function headIs(dir: string, sha: string): Promise<boolean> {
-  try {
-    const dotGit = join(dir, '.git');
-    // A linked worktree's .git is a file naming its git dir; a main checkout's is the dir.
-    const gitDir = (await stat(dotGit)).isDirectory()
-      ? dotGit
-      : resolve(dir, (await readFile(dotGit, 'utf8')).replace(/^gitdir: /, '').trim());
-    return (await readFile(join(gitDir, 'HEAD'), 'utf8')).trim() === sha;
-  } catch {
-    return false;
-  }
-}

@@ -105,6 +105,22 @@ describe('worktrees', () => {
     expect(err).toMatchObject({ paths: ['a.txt'] });
   });
 
+  it('finds conflicts a fixer makes after a commit of ours (the index it left was replaced)', async () => {
+    repo.git(['checkout', '--quiet', '-b', `theirs-${n}`]);
+    repo.write('a.txt', 'theirs\n');
+    const theirs = repo.commit('theirs');
+    repo.git(['checkout', '--quiet', 'main']);
+    writeFileSync(join(wt, 'a.txt'), 'ours\n');
+    const ours = (await git.commitAll(wt, base, 'ours')) as string;
+    await git.setHead(wt, ours, base);
+    // A second fix round: the fixer merges and leaves the conflict.
+    expect(() => inWt(['merge', '--no-edit', theirs])).toThrow();
+    await expect(git.commitAll(wt, ours, 'x')).rejects.toMatchObject({
+      code: 'worktree_conflict',
+      paths: ['a.txt'],
+    });
+  });
+
   it('commits with exactly one parent even when the fixer left a merge in progress', async () => {
     repo.git(['checkout', '--quiet', '-b', `side-${n}`]);
     repo.write(`side-${n}.txt`, 's\n');
