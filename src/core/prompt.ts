@@ -5,6 +5,9 @@
  */
 import type { ReportedFinding } from './types.js';
 
+/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
+export const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
+
 export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/1';
 
 const REVIEWER_RULES = `You are a code reviewer. Review ONLY the diff below against the review criteria.

@@ -5,7 +5,7 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
-import { TEMPLATES } from '../core/prompt.js';
+import { MAX_PROMPT_DIFF_BYTES, TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { currentBranch, repoIdentity } from '../git/identity.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
@@ -26,6 +26,8 @@ export interface AdmitRequest {
 
 export interface Admission {
   result: AdmitResult;
+  /** The diff read to hash it: the first round's prompts carry it (text null past the prompt limit). */
+  diff: { digest: string; text: string | null };
   snapshot: Snapshot;
   snapshotKey: string;
   loaded: LoadedConfig;
@@ -147,11 +149,12 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const rev = await resolveRevision(deps, req);
   const source = req.configFrom === 'head' ? rev.head : rev.base;
   // Independent reads, started together.
-  const [loaded, diffDigest, identity] = await Promise.all([
+  const [loaded, diff, identity] = await Promise.all([
     loadConfigAt(deps.git, rev.repo, source, req.configPath),
-    deps.git.diffDigest(rev.repo, rev.mergeBase, rev.head),
+    deps.git.diffRead(rev.repo, rev.mergeBase, rev.head, MAX_PROMPT_DIFF_BYTES),
     repoIdentity(rev.repo),
   ]);
+  const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
   const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
   const changeKey = `${identity}#${change}`;
@@ -191,5 +194,5 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     snapshot,
     limits,
   });
-  return { result, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
+  return { result, diff, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
 }

@@ -30,6 +30,8 @@ export interface DriveOptions {
   out?: string | undefined;
   /** Commits this process resolved moments ago (it admitted the run): not checked again. */
   knownCommits?: readonly string[] | undefined;
+  /** The diff admission read (in this process) to hash the run's head. */
+  firstDiff?: { head: string; read: { digest: string; text: string | null } } | undefined;
 }
 
 export interface DriveResult {
@@ -53,6 +55,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     let ctx: RunContext;
     try {
       ctx = await buildContext(deps, run, lease.token, opts.knownCommits ?? []);
+      if (opts.firstDiff) ctx.seedDiff(opts.firstDiff.head, opts.firstDiff.read);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
       throw err;
@@ -122,7 +125,9 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
         // The decision's progress evidence compares this revision with the last: read those
         // diffs while the reviewers work.
         if (round > 1) prefetchProgressHunks(ctx, lines, round);
-        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines);
+        // Without a refuter, the fixer's "before" view is read as soon as the reviews are in.
+        const afterCalls = ctx.refuter ? undefined : readTreeBefore;
+        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, afterCalls);
         await refresh();
       }
       if (!ctx.refuter) readTreeBefore();

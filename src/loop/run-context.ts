@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
+import { MAX_PROMPT_DIFF_BYTES } from '../core/prompt.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot, Stage } from '../core/types.js';
 import { writeFileAtomicAsync } from '../io/atomic-file.js';
@@ -15,9 +16,6 @@ import type { Reviewer } from '../ports/reviewer.js';
 import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
-
-/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
-const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
 
 /** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
 export class RunEnd extends Error {
@@ -146,6 +144,12 @@ export class RunContext {
         ),
       );
     });
+  }
+
+  /** A diff read before the run began (admission, in this process), for its first round. */
+  seedDiff(head: string, read: { digest: string; text: string | null }): void {
+    if (!this.diffReads.has(head)) this.diffReads.set(head, Promise.resolve(read));
+    if (!this.digests.has(head)) this.digests.set(head, Promise.resolve(read.digest));
   }
 
   /** One read of a revision's diff gives its prompt text and its digest (memoised). */

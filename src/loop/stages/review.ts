@@ -37,6 +37,8 @@ export async function reviewStage(
   diff: string,
   expectedDigest: string,
   lines: LineFacts,
+  /** Called once every reviewer has answered, before gating and recording. */
+  afterCalls?: () => void,
 ): Promise<void> {
   const head = ctx.run.head;
   await checkFrozen(ctx, expectedDigest);
@@ -72,6 +74,7 @@ export async function reviewStage(
       );
     got.push({ name: r.name, verdict: res.verdict });
   }
+  afterCalls?.();
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
 
