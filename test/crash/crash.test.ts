@@ -39,13 +39,15 @@ test('50 killed-and-resumed loops: zero violations', { timeout: 240_000 }, () =>
     { cwd: ROOT, encoding: 'utf8', timeout: 230_000 },
   );
   const summary = JSON.parse(r.stdout) as Summary;
-  expect(summary.violatingTrials).toEqual([]);
-  expect(summary.violations).toBe(0);
-  expect(r.status).toBe(0);
-  expect(summary.trials).toBe(50);
-  expect(summary.kills).toBeGreaterThanOrEqual(40);
+  // On a failure the whole summary is the message: which trial, which kill, which boundary.
+  const said = JSON.stringify(summary, null, 1);
+  expect(summary.violatingTrials, said).toEqual([]);
+  expect(summary.violations, said).toBe(0);
+  expect(r.status, said).toBe(0);
+  expect(summary.trials, said).toBe(50);
+  expect(summary.kills, said).toBeGreaterThanOrEqual(40);
   // Every one of the 15 boundaries was hit at least once, and both ways of resuming were used.
-  expect(summary.boundariesCovered).toBe('15/15');
-  expect(summary.resumedWith.review).toBeGreaterThan(0);
-  expect(summary.resumedWith.resume).toBeGreaterThan(0);
+  expect(summary.boundariesCovered, said).toBe('15/15');
+  expect(summary.resumedWith.review, said).toBeGreaterThan(0);
+  expect(summary.resumedWith.resume, said).toBeGreaterThan(0);
 });
