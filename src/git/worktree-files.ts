@@ -7,11 +7,31 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-/** The git dir of a checkout: a linked worktree's `.git` file names it; a main checkout's `.git` is it. */
-async function gitDirOf(dir: string): Promise<string> {
-  const dotGit = join(dir, '.git');
-  if ((await stat(dotGit)).isDirectory()) return dotGit;
-  return resolve(dir, (await readFile(dotGit, 'utf8')).replace(/^gitdir: /, '').trim());
+/**
+ * The git dir of a checkout: a linked worktree's `.git` file names it; a main
+ * checkout's `.git` is it. Remembered per checkout until {@link forgetGitDir}
+ * (the worktree commands call it when they add or remove one).
+ */
+const gitDirs = new Map<string, Promise<string>>();
+
+function gitDirOf(dir: string): Promise<string> {
+  let d = gitDirs.get(dir);
+  if (!d) {
+    const dotGit = join(dir, '.git');
+    d = stat(dotGit).then(async (st) =>
+      st.isDirectory()
+        ? dotGit
+        : resolve(dir, (await readFile(dotGit, 'utf8')).replace(/^gitdir: /, '').trim()),
+    );
+    d.catch(() => gitDirs.delete(dir));
+    if (gitDirs.size >= 1000) gitDirs.clear();
+    gitDirs.set(dir, d);
+  }
+  return d;
+}
+
+export function forgetGitDir(dir: string): void {
+  gitDirs.delete(dir);
 }
 
 /** Whether the checkout's HEAD file holds exactly `sha` (a detached HEAD at it). */

@@ -10,7 +10,7 @@ import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './erro
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 import { parseStatus } from './status-parse.js';
-import { headIs, indexStamp } from './worktree-files.js';
+import { forgetGitDir, headIs, indexStamp } from './worktree-files.js';
 
 // Hooks in the user's repository must not run on the controller's checkouts
 // and commits (post-checkout, post-commit, reference-transaction).
@@ -78,6 +78,7 @@ export function worktreeOps(
   const ops: ReturnType<typeof worktreeOps> = {
     async addWorktree(repo, dir, sha) {
       assertRev(repo, sha);
+      forgetGitDir(dir);
       const args = [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', dir, sha];
       const res = await run.exec(repo, args);
       if (res.code !== 0) throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
@@ -85,6 +86,8 @@ export function worktreeOps(
 
     async removeWorktree(repo, dir) {
       // Twice --force: also removes a locked worktree or one with edits.
+      forgetGitDir(dir);
+      cleanIndex.delete(dir);
       const res = await run.exec(repo, ['worktree', 'remove', '--force', '--force', dir]);
       // Removed: git dropped its registration too. Otherwise prune forgets a worktree whose dir is gone.
       if (res.code === 0) return;
