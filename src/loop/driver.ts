@@ -10,7 +10,7 @@ import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
-import { loadConfigAt } from './config-loader.js';
+import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
 import { keepLease } from './lease-keeper.js';
@@ -32,6 +32,8 @@ export interface DriveOptions {
   knownCommits?: readonly string[] | undefined;
   /** The diff admission read (in this process) to hash the run's head. */
   firstDiff?: { head: string; read: { digest: string; text: string | null } } | undefined;
+  /** The config admission loaded (in this process) from the snapshot's source commit. */
+  loaded?: LoadedConfig | undefined;
 }
 
 export interface DriveResult {
@@ -54,7 +56,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
     let ctx: RunContext;
     try {
-      ctx = await buildContext(deps, run, lease.token, opts.knownCommits ?? []);
+      ctx = await buildContext(deps, run, lease.token, opts.knownCommits ?? [], opts.loaded);
       if (opts.firstDiff) ctx.seedDiff(opts.firstDiff.head, opts.firstDiff.read);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
@@ -165,13 +167,16 @@ async function buildContext(
   run: RunRow,
   token: number,
   knownCommits: readonly string[],
+  admittedWith?: LoadedConfig,
 ): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
   // Independent reads, started together; judged in order.
   const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])].filter((c) => !knownCommits.includes(c));
   const exists = shas.map((sha) => git.commitExists(deps.repoRoot, sha).catch(() => false));
-  const config = loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
+  const config = admittedWith
+    ? Promise.resolve(admittedWith)
+    : loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
   config.catch(() => undefined);
   for (const [i, sha] of shas.entries()) {
     if (!(await exists[i])) {

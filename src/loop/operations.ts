@@ -92,7 +92,11 @@ export async function reviewRevision(
   const s = r.run.snapshot;
   const fresh: Partial<DriveOptions> =
     r.kind === 'created'
-      ? { knownCommits: [s.base, s.head, s.mergeBase], firstDiff: { head: s.head, read: admission.diff } }
+      ? {
+          knownCommits: [s.base, s.head, s.mergeBase],
+          firstDiff: { head: s.head, read: admission.diff },
+          loaded: admission.loaded,
+        }
       : {};
   return { ...(await joinRun(deps, r.run, out, fresh)), admitted: r.kind, admission };
 }
