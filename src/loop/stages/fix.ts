@@ -80,34 +80,41 @@ export async function fixStage(
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      // Both read-only of the user's tree and write-only of the worktree: run them together
-      // (the commit first: it is the longer of the two).
-      const [commit, treeAfter] = await Promise.all([
-        git
-          .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
-          .catch((err: Error & { code?: string }) => {
-            // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
-            if (err.code === 'worktree_moved')
-              throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
-            if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
-            throw err;
-          }),
-        userTreeState(ctx),
-      ]);
-      if (treeAfter !== (await userTreeBefore)) {
-        throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
-      }
+      const commit = await git
+        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
+        .catch((err: Error & { code?: string }) => {
+          // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
+          if (err.code === 'worktree_moved')
+            throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
+          if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
+          throw err;
+        });
       ctx.worktreeCommitted = { sha: commit ?? head, head };
-      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
-      // The new commit's first read is fresh, and gives the next round's prompt diff too;
-      // meanwhile the run's ref moves to it, once the push and rules checks pass. The reply
-      // is recorded either way (the call itself succeeded); a rejection ends the run after.
-      const landing = land(ctx, commit).then(
-        () => null,
-        (err: unknown) => err,
+      // The user's tree is read once the commit is made (which wrote only the worktree, and
+      // so runs alone), beside the new revision's diff read. The run's ref moves only after
+      // it, and after the push and rules checks; the reply is recorded even when those
+      // checks reject the fix (the call itself succeeded), and the rejection ends the run after.
+      const wroteOutside = userTreeState(ctx).then(async (after) => after !== (await userTreeBefore));
+      const outside = new Error("fixer edited files outside its worktree (the user's working tree changed)");
+      if (!commit) {
+        if (await wroteOutside) throw outside;
+        return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
+      }
+      // The new commit's first read is fresh, and gives the next round's prompt diff too.
+      const digest = ctx.diffDigest(commit);
+      digest.catch(() => undefined);
+      // A failed read of the user's tree fails the call; a rejected landing is kept for after.
+      const landed = await wroteOutside.then((yes) =>
+        yes
+          ? outside
+          : land(ctx, commit).then(
+              () => null,
+              (err: unknown) => err,
+            ),
       );
-      const diffDigest = await ctx.diffDigest(commit);
-      rejected = await landing;
+      if (landed === outside) throw outside;
+      const diffDigest = await digest;
+      rejected = landed;
       if (!rejected) markFrozen(ctx, commit);
       return { ...(reply as FixerReply), commit, diffDigest };
     },
