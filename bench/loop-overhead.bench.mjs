@@ -69,6 +69,9 @@ async function loopOnce(delayMs) {
   );
   await repo.branch('topic');
   await repo.commit({ 'src/calc.js': HEAD }, 'change');
+  // A repository set up with `revloop init` has its signing key; making one is not loop work.
+  const { signingKeyPath } = await import(dist('loop/write-record.js'));
+  signingKeyPath(dir);
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });

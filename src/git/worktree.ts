@@ -130,7 +130,7 @@ export function worktreeOps(
       return parseStatus(out.toString('utf8'));
     },
 
-    async commitAll(dir, parent, message) {
+    async commitAll(dir, parent, message, opts = {}) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       // Independent reads, started together; HEAD and the parent's tree usually need no process.
       const [head, conflicts, parentTree] = await Promise.all([
@@ -142,6 +142,7 @@ export function worktreeOps(
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
+      opts.afterStaging?.();
       const tree = text(await run.ok(dir, ['write-tree']));
       // The index now holds the tree, nothing unmerged (write-tree may have rewritten it).
       const noted = noteCleanIndex(dir);

@@ -84,9 +84,15 @@ export interface Git {
    * Commits every edit in the worktree as a child of `parent` (its HEAD);
    * returns the new sha, or null when nothing changed. HEAD stays at `parent`
    * until {@link Git.setHead} moves it, which can wait until the checkout is
-   * next needed.
+   * next needed. `afterStaging` is called once the worktree's files are read
+   * (the rest only writes objects), for work that should not compete with that.
    */
-  commitAll(dir: string, parent: string, message: string): Promise<string | null>;
+  commitAll(
+    dir: string,
+    parent: string,
+    message: string,
+    opts?: { afterStaging?: () => void },
+  ): Promise<string | null>;
   /** Moves a worktree's detached HEAD from `expected` to `sha`; throws WorktreeMovedError if it moved. */
   setHead(dir: string, sha: string, expected: string): Promise<void>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */

@@ -80,8 +80,21 @@ export async function fixStage(
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
+      // The user's tree is read once the commit has read the worktree's files (the two
+      // would compete for the machine), while it writes its objects and beside the new
+      // revision's diff read. The run's ref moves only after it, and after the push and
+      // rules checks; the reply is recorded even when those checks reject the fix (the call
+      // itself succeeded), and the rejection ends the run after.
+      let wroteOutside: Promise<boolean> | undefined;
+      const readUserTree = () => {
+        wroteOutside ??= userTreeState(ctx).then(async (after) => after !== (await userTreeBefore));
+        wroteOutside.catch(() => undefined);
+        return wroteOutside;
+      };
       const commit = await git
-        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
+        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`, {
+          afterStaging: () => void readUserTree(),
+        })
         .catch((err: Error & { code?: string }) => {
           // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
           if (err.code === 'worktree_moved')
@@ -90,21 +103,16 @@ export async function fixStage(
           throw err;
         });
       ctx.worktreeCommitted = { sha: commit ?? head, head };
-      // The user's tree is read once the commit is made (which wrote only the worktree, and
-      // so runs alone), beside the new revision's diff read. The run's ref moves only after
-      // it, and after the push and rules checks; the reply is recorded even when those
-      // checks reject the fix (the call itself succeeded), and the rejection ends the run after.
-      const wroteOutside = userTreeState(ctx).then(async (after) => after !== (await userTreeBefore));
       const outside = new Error("fixer edited files outside its worktree (the user's working tree changed)");
       if (!commit) {
-        if (await wroteOutside) throw outside;
+        if (await readUserTree()) throw outside;
         return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
       }
       // The new commit's first read is fresh, and gives the next round's prompt diff too.
       const digest = ctx.diffDigest(commit);
       digest.catch(() => undefined);
       // A failed read of the user's tree fails the call; a rejected landing is kept for after.
-      const landed = await wroteOutside.then((yes) =>
+      const landed = await readUserTree().then((yes) =>
         yes
           ? outside
           : land(ctx, commit).then(
