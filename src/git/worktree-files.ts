@@ -2,9 +2,11 @@
  * What a checkout's git dir says without a git process: where it is, where
  * its HEAD points, and whether its index file is still the one a command of
  * ours left. Each answer is only ever used to skip a git process; "don't
- * know" (null, false) means "ask git".
+ * know" (null, false) means "ask git". These are reads of tiny files, done
+ * synchronously: microseconds, where an async read would wait behind whatever
+ * holds the event loop (starting git processes does).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -12,18 +14,20 @@ import { join, resolve } from 'node:path';
  * checkout's `.git` is it. Remembered per checkout until {@link forgetGitDir}
  * (the worktree commands call it when they add or remove one).
  */
-const gitDirs = new Map<string, Promise<string>>();
+const gitDirs = new Map<string, string>();
 
-function gitDirOf(dir: string): Promise<string> {
+function gitDirOf(dir: string): string {
   let d = gitDirs.get(dir);
-  if (!d) {
+  if (d === undefined) {
     const dotGit = join(dir, '.git');
-    d = stat(dotGit).then(async (st) =>
-      st.isDirectory()
-        ? dotGit
-        : resolve(dir, (await readFile(dotGit, 'utf8')).replace(/^gitdir: /, '').trim()),
-    );
-    d.catch(() => gitDirs.delete(dir));
+    d = statSync(dotGit).isDirectory()
+      ? dotGit
+      : resolve(
+          dir,
+          readFileSync(dotGit, 'utf8')
+            .replace(/^gitdir: /, '')
+            .trim(),
+        );
     if (gitDirs.size >= 1000) gitDirs.clear();
     gitDirs.set(dir, d);
   }
@@ -35,9 +39,9 @@ export function forgetGitDir(dir: string): void {
 }
 
 /** Whether the checkout's HEAD file holds exactly `sha` (a detached HEAD at it). */
-export async function headIs(dir: string, sha: string): Promise<boolean> {
+export function headIs(dir: string, sha: string): boolean {
   try {
-    return (await readFile(join(await gitDirOf(dir), 'HEAD'), 'utf8')).trim() === sha;
+    return readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim() === sha;
   } catch {
     return false;
   }
@@ -48,9 +52,9 @@ export async function headIs(dir: string, sha: string): Promise<boolean> {
  * through a lock file and a rename, so any write by git gives a new inode
  * (and ctime, which no tool can set back). Null when it cannot be read.
  */
-export async function indexStamp(dir: string): Promise<string | null> {
+export function indexStamp(dir: string): string | null {
   try {
-    const st = await stat(join(await gitDirOf(dir), 'index'), { bigint: true });
+    const st = statSync(join(gitDirOf(dir), 'index'), { bigint: true });
     return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
   } catch {
     return null;

@@ -60,8 +60,8 @@ export function worktreeOps(
   // Per checkout, the stamp of an index file we left with no unmerged entries: while the
   // index is still that file, nobody ran a merge there, and no ls-files is needed.
   const cleanIndex = new Map<string, string>();
-  const noteCleanIndex = async (dir: string) => {
-    const stamp = await indexStamp(dir);
+  const noteCleanIndex = (dir: string) => {
+    const stamp = indexStamp(dir);
     if (stamp === null) cleanIndex.delete(dir);
     else {
       if (cleanIndex.size >= TREE_CACHE_MAX) cleanIndex.clear();
@@ -69,7 +69,7 @@ export function worktreeOps(
     }
   };
   const unmergedIn = async (dir: string): Promise<string[]> => {
-    const stamp = await indexStamp(dir);
+    const stamp = indexStamp(dir);
     if (stamp !== null && stamp === cleanIndex.get(dir)) return [];
     // Unmerged index entries are exactly what `status` reports as conflicts.
     return unmergedPaths((await run.ok(dir, ['ls-files', '--unmerged', '-z'])).toString('utf8'));
@@ -107,7 +107,7 @@ export function worktreeOps(
       await run.ok(dir, [...NO_HOOKS, 'reset', '--hard', '--quiet', sha]);
       // -ff: also nested repositories; -x: ignored files too, build output included.
       await run.ok(dir, ['clean', '-ffdxq']);
-      await noteCleanIndex(dir);
+      noteCleanIndex(dir);
     },
 
     async cleanWorktree(dir) {
@@ -134,7 +134,7 @@ export function worktreeOps(
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       // Independent reads, started together; HEAD and the parent's tree usually need no process.
       const [head, conflicts, parentTree] = await Promise.all([
-        headIs(dir, expected).then((yes) => (yes ? expected : ops.worktreeHead(dir))),
+        headIs(dir, expected) ? expected : ops.worktreeHead(dir),
         unmergedIn(dir),
         treeOf.get(expected) ?? run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
       ]);
@@ -145,11 +145,8 @@ export function worktreeOps(
       opts.afterStaging?.();
       const tree = text(await run.ok(dir, ['write-tree']));
       // The index now holds the tree, nothing unmerged (write-tree may have rewritten it).
-      const noted = noteCleanIndex(dir);
-      if (tree === parentTree) {
-        await noted;
-        return null;
-      }
+      noteCleanIndex(dir);
+      if (tree === parentTree) return null;
 
       // commit-tree, not commit: exactly one parent even if the fixer left a
       // MERGE_HEAD, no hooks, no editor, no signing.
@@ -165,7 +162,6 @@ export function worktreeOps(
       );
       if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
       treeOf.set(commit, tree);
-      await noted;
       return commit;
     },
 
