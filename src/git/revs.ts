@@ -46,7 +46,10 @@ const text = (b: Buffer): string => b.toString('utf8').trim();
 export function revOps(
   run: GitRunner,
   commonDir: CommonDir,
-): Pick<Git, 'root' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'> {
+): Pick<
+  Git,
+  'root' | 'locate' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'
+> {
   const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
     async root(dir) {
@@ -60,6 +63,28 @@ export function revOps(
       const [top = '', common] = out.toString('utf8').trim().split('\n');
       if (common) commonDir.seed(top, common);
       return top;
+    },
+
+    async locate(dir, revs, named) {
+      for (const r of [...revs, ...(named === null ? [] : [named])]) assertRev(dir, r);
+      const res = await run.exec(dir, [
+        'rev-parse',
+        '--show-toplevel',
+        '--path-format=absolute',
+        '--git-common-dir',
+        ...revs.map((r) => `${r}^{commit}`),
+        ...(named === null ? [] : ['--symbolic-full-name', named]),
+      ]);
+      if (res.code !== 0) return null;
+      const [root, common, ...rest] = res.stdout.toString('utf8').trim().split('\n');
+      // Exactly one commit id per rev (a range prints two lines), then at most the full name.
+      const shas = rest.slice(0, revs.length);
+      const extra = rest.slice(revs.length);
+      const fullName = extra[0] ?? null;
+      if (!root || !common || shas.length !== revs.length || !shas.every((x) => FULL_ID.test(x))) return null;
+      if (extra.length > 1 || (fullName !== null && !fullName.startsWith('refs/'))) return null;
+      commonDir.seed(root, common);
+      return { root, shas, fullName };
     },
 
     async resolve(repo, ref) {

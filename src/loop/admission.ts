@@ -38,17 +38,23 @@ const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
 
 export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitRequest) {
   const { git } = deps;
-  const repo = await git.root(req.repoDir);
+  // Without --base, the first default (`main`, the usual one) is asked beside the head.
+  const firstBase = req.baseRef ?? (DEFAULT_BASES[0] as string);
+  const named = req.headRef === 'HEAD' ? null : req.headRef;
+  // Usually one git process answers root, head, base and the head's full name together.
+  const hit = await git.locate(req.repoDir, [req.headRef, firstBase], named).catch(() => null);
+  const repo = hit?.root ?? (await git.root(req.repoDir));
   const branchOf = req.headRef === 'HEAD' ? currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
-  let base: string | undefined;
-  // Without --base, the first default (`main`, the usual one) is read beside the head.
   const candidate = (b: string) => git.resolve(repo, b).catch(() => undefined);
-  const [head, given, fullName] = await Promise.all([
-    git.resolve(repo, req.headRef),
-    candidate(req.baseRef ?? (DEFAULT_BASES[0] as string)),
-    req.headRef === 'HEAD' ? Promise.resolve(null) : git.fullRefName(repo, req.headRef),
-  ]);
+  const [head, given, fullName] = hit
+    ? [hit.shas[0] as string, hit.shas[1], hit.fullName]
+    : await Promise.all([
+        git.resolve(repo, req.headRef),
+        candidate(firstBase),
+        named === null ? Promise.resolve(null) : git.fullRefName(repo, named),
+      ]);
+  let base: string | undefined;
   if (req.baseRef) base = given ?? (await git.resolve(repo, req.baseRef));
   else {
     base = given;

@@ -29,6 +29,17 @@ export interface FileHunks {
 export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
+  /**
+   * Admission's first questions in one git process: the top level of the
+   * repository containing `dir`, the commit each of `revs` names, and the
+   * full ref name `named` stands for (null for a commit id or an expression).
+   * Null when any of them cannot be answered: ask one by one for the error.
+   */
+  locate(
+    dir: string,
+    revs: readonly string[],
+    named: string | null,
+  ): Promise<{ root: string; shas: string[]; fullName: string | null } | null>;
   /** Full commit sha of a ref; throws UnknownRefError. */
   resolve(repo: string, ref: string): Promise<string>;
   /** The full name (`refs/heads/topic`) of the ref a name stands for; null for a commit id or an expression. */

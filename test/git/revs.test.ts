@@ -197,3 +197,22 @@ describe('readFile at a commit id', () => {
     }
   });
 });
+
+describe('locate', () => {
+  it('answers root, commits and the full name in one go, and null when a name is unknown', async () => {
+    mkdirSync(join(repo.dir, 'sub', 'deeper'), { recursive: true });
+    expect(await git.locate(join(repo.dir, 'sub', 'deeper'), ['topic', 'main'], 'topic')).toEqual({
+      root: repo.dir,
+      shas: [topic, await git.resolve(repo.dir, 'main')],
+      fullName: 'refs/heads/topic',
+    });
+    expect(await git.locate(repo.dir, [first], first)).toEqual({
+      root: repo.dir,
+      shas: [first],
+      fullName: null,
+    });
+    expect(await git.locate(repo.dir, ['topic~1'], 'topic~1')).toMatchObject({ fullName: null });
+    expect(await git.locate(repo.dir, ['topic', 'nope'], 'topic')).toBeNull();
+    expect(await git.locate(repo.dir, ['main..topic'], null)).toBeNull();
+  });
+});
