@@ -6,8 +6,9 @@
  * synchronously: microseconds, where an async read would wait behind whatever
  * holds the event loop (starting git processes does).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { inflateSync } from 'node:zlib';
 
 /**
  * The git dir of a checkout: a linked worktree's `.git` file names it; a main
@@ -56,6 +57,55 @@ export function indexStamp(dir: string): string | null {
   try {
     const st = statSync(join(gitDirOf(dir), 'index'), { bigint: true });
     return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a merge, cherry-pick or revert is half done in the checkout (`git commit` would finish it). */
+export function operationInProgress(dir: string): boolean {
+  try {
+    const gitDir = gitDirOf(dir);
+    return ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'].some((f) => existsSync(join(gitDir, f)));
+  } catch {
+    return true;
+  }
+}
+
+/** The commit id a detached HEAD holds, or null (a symbolic HEAD, an unreadable one). */
+export function detachedHead(dir: string): string | null {
+  try {
+    const v = readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim();
+    return /^([0-9a-f]{40}|[0-9a-f]{64})$/.test(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The tree and parents of a commit stored as a loose object (as a commit git
+ * just made is), or null when it is not one (packed, elsewhere): ask git.
+ */
+export function looseCommit(dir: string, sha: string): { tree: string; parents: string[] } | null {
+  try {
+    const gitDir = gitDirOf(dir);
+    // A linked worktree's git dir names the common dir, where the objects are.
+    const common = existsSync(join(gitDir, 'commondir'))
+      ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
+      : gitDir;
+    const raw = inflateSync(readFileSync(join(common, 'objects', sha.slice(0, 2), sha.slice(2)))).toString(
+      'latin1',
+    );
+    const nul = raw.indexOf('\0');
+    if (!raw.startsWith('commit ') || nul < 0) return null;
+    const headers = raw.slice(nul + 1, raw.indexOf('\n\n', nul));
+    let tree: string | null = null;
+    const parents: string[] = [];
+    for (const line of headers.split('\n')) {
+      if (line.startsWith('tree ')) tree = line.slice(5);
+      else if (line.startsWith('parent ')) parents.push(line.slice(7));
+    }
+    return tree ? { tree, parents } : null;
   } catch {
     return null;
   }

@@ -10,11 +10,20 @@ import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './erro
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 import { parseStatus } from './status-parse.js';
-import { forgetGitDir, headIs, indexStamp } from './worktree-files.js';
+import {
+  detachedHead,
+  forgetGitDir,
+  headIs,
+  indexStamp,
+  looseCommit,
+  operationInProgress,
+} from './worktree-files.js';
 
 // Hooks in the user's repository must not run on the controller's checkouts
 // and commits (post-checkout, post-commit, reference-transaction).
 const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
+// `git commit` may start gc or maintenance in the background; not in the controller's checkouts.
+const NO_AUTO_GC: readonly string[] = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
 const ZERO = /^0+$/;
 
 const text = (b: Buffer): string => b.toString('utf8').trim();
@@ -74,6 +83,72 @@ export function worktreeOps(
     // Unmerged index entries are exactly what `status` reports as conflicts.
     return unmergedPaths((await run.ok(dir, ['ls-files', '--unmerged', '-z'])).toString('utf8'));
   };
+
+  const remember = (commit: string, tree: string) => {
+    if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
+    treeOf.set(commit, tree);
+  };
+
+  /**
+   * One `git commit` writes the tree, the commit and HEAD: no hooks, no
+   * signing, no automatic gc, the message verbatim. It commits on whatever
+   * HEAD is, so the new commit's parents are read back and must be exactly
+   * `expected` (HEAD moving under it is a racing fixer).
+   */
+  async function porcelainCommit(dir: string, expected: string, message: string): Promise<string | null> {
+    const args = [
+      ...NO_HOOKS,
+      ...NO_AUTO_GC,
+      ...commitConfig,
+      'commit',
+      '--quiet',
+      '--no-verify',
+      '--no-gpg-sign',
+      '--cleanup=verbatim',
+      '--no-status',
+      '-F',
+      '-',
+    ];
+    const res = await run.exec(dir, args, { input: message, env: commitEnv });
+    if (res.code !== 0) {
+      if (res.code === 1 && /nothing to commit/.test(res.stdout.toString('utf8'))) return null;
+      throw run.failure(dir, ['commit'], res);
+    }
+    const commit = detachedHead(dir) ?? (await ops.worktreeHead(dir));
+    let made = looseCommit(dir, commit);
+    if (made === null) {
+      const [, ...parents] = text(await run.ok(dir, ['rev-list', '--parents', '-n', '1', commit])).split(' ');
+      made = { tree: '', parents };
+    }
+    if (made.parents.length !== 1 || made.parents[0] !== expected)
+      throw new WorktreeMovedError(dir, expected, made.parents.join(' ') || '(none)');
+    if (made.tree) remember(commit, made.tree);
+    return commit;
+  }
+
+  /**
+   * With a merge, cherry-pick or revert half done, `git commit` would record
+   * it (two parents, another author): commit-tree makes a commit with exactly
+   * the one parent, then HEAD moves to it.
+   */
+  async function plumbingCommit(
+    dir: string,
+    expected: string,
+    parentTree: string,
+    message: string,
+  ): Promise<string | null> {
+    const tree = text(await run.ok(dir, ['write-tree']));
+    if (tree === parentTree) return null;
+    const commit = text(
+      await run.ok(dir, [...commitConfig, 'commit-tree', '--no-gpg-sign', tree, '-p', expected, '-F', '-'], {
+        input: message,
+        env: commitEnv,
+      }),
+    );
+    remember(commit, tree);
+    await ops.setHead(dir, commit, expected);
+    return commit;
+  }
 
   const ops: ReturnType<typeof worktreeOps> = {
     async addWorktree(repo, dir, sha) {
@@ -143,25 +218,11 @@ export function worktreeOps(
 
       await run.ok(dir, ['add', '--all']);
       opts.afterStaging?.();
-      const tree = text(await run.ok(dir, ['write-tree']));
-      // The index now holds the tree, nothing unmerged (write-tree may have rewritten it).
+      const commit = operationInProgress(dir)
+        ? await plumbingCommit(dir, expected, parentTree, message)
+        : await porcelainCommit(dir, expected, message);
+      // The index now holds the commit's tree, nothing unmerged (and was maybe rewritten).
       noteCleanIndex(dir);
-      if (tree === parentTree) return null;
-
-      // commit-tree, not commit: exactly one parent even if the fixer left a
-      // MERGE_HEAD, no hooks, no editor, no signing.
-      const commit = text(
-        await run.ok(
-          dir,
-          [...commitConfig, 'commit-tree', '--no-gpg-sign', tree, '-p', expected, '-F', '-'],
-          {
-            input: message,
-            env: commitEnv,
-          },
-        ),
-      );
-      if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
-      treeOf.set(commit, tree);
       return commit;
     },
 

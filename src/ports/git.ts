@@ -92,11 +92,10 @@ export interface Git {
    */
   status(dir: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
   /**
-   * Commits every edit in the worktree as a child of `parent` (its HEAD);
-   * returns the new sha, or null when nothing changed. HEAD stays at `parent`
-   * until {@link Git.setHead} moves it, which can wait until the checkout is
-   * next needed. `afterStaging` is called once the worktree's files are read
-   * (the rest only writes objects), for work that should not compete with that.
+   * Commits every edit in the worktree as a child of `parent` (its HEAD) and
+   * moves HEAD to it; returns the new sha, or null when nothing changed.
+   * `afterStaging` is called once the worktree's files are read (the rest
+   * only writes objects), for work that should not compete with that.
    */
   commitAll(
     dir: string,

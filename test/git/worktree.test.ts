@@ -64,11 +64,12 @@ describe('worktrees', () => {
     expect(st).toHaveLength(3);
     const sha = await git.commitAll(wt, base, 'revloop: fix round 1\n\nbody');
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
-    // HEAD stays until setHead moves it (compare-and-swap).
-    expect(await git.worktreeHead(wt)).toBe(base);
-    await expect(git.setHead(wt, base, sha as string)).rejects.toBeInstanceOf(WorktreeMovedError);
-    await git.setHead(wt, sha as string, base);
     expect(await git.worktreeHead(wt)).toBe(sha);
+    // setHead is a compare-and-swap.
+    await expect(git.setHead(wt, base, base)).rejects.toBeInstanceOf(WorktreeMovedError);
+    await git.setHead(wt, base, sha as string);
+    expect(await git.worktreeHead(wt)).toBe(base);
+    await git.setHead(wt, sha as string, base);
     expect(await git.status(wt)).toEqual([]);
     expect(inWt(['log', '-1', '--format=%P|%an <%ae>|%cn|%B', sha as string])).toBe(
       `${base}|revloop <revloop@localhost>|revloop|revloop: fix round 1\n\nbody`,
@@ -105,6 +106,36 @@ describe('worktrees', () => {
     expect(err).toMatchObject({ paths: ['a.txt'] });
   });
 
+  it('commits the same way under a hostile user config: signing, hooks, templates, cleanup, auto gc', async () => {
+    const cfg = join(scratch, `hostile-${n}.gitconfig`);
+    const hooks = join(scratch, `hooks-${n}`);
+    execFileSync('mkdir', ['-p', hooks]);
+    for (const h of ['pre-commit', 'commit-msg', 'prepare-commit-msg', 'post-commit'])
+      writeFileSync(join(hooks, h), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    writeFileSync(join(scratch, `template-${n}`), 'TEMPLATE\n');
+    writeFileSync(
+      cfg,
+      [
+        '[commit]\n\tgpgSign = true\n\tcleanup = strip\n\tverbose = true',
+        `\ttemplate = ${join(scratch, `template-${n}`)}`,
+        '[gpg]\n\tprogram = false',
+        `[core]\n\thooksPath = ${hooks}`,
+        '[user]\n\tuseConfigOnly = true',
+        '[gc]\n\tauto = 1',
+        '',
+      ].join('\n'),
+    );
+    const hostile = createGit({ env: { GIT_CONFIG_GLOBAL: cfg } });
+    writeFileSync(join(wt, 'a.txt'), 'hostile\n');
+    const sha = (await hostile.commitAll(wt, base, '# not a comment\n\nkept   ')) as string;
+    expect(inWt(['rev-list', '--parents', '-n', '1', sha]).split(' ')).toEqual([sha, base]);
+    expect(inWt(['log', '-1', '--format=%an <%ae>|%G?', sha])).toBe('revloop <revloop@localhost>|N');
+    expect(execFileSync('git', ['cat-file', 'commit', sha], { cwd: wt, encoding: 'utf8' })).toMatch(
+      /\n\n# not a comment\n\nkept {3}$/,
+    );
+    expect(await hostile.worktreeHead(wt)).toBe(sha);
+  });
+
   it('finds conflicts a fixer makes after a commit of ours (the index it left was replaced)', async () => {
     repo.git(['checkout', '--quiet', '-b', `theirs-${n}`]);
     repo.write('a.txt', 'theirs\n');
@@ -112,7 +143,6 @@ describe('worktrees', () => {
     repo.git(['checkout', '--quiet', 'main']);
     writeFileSync(join(wt, 'a.txt'), 'ours\n');
     const ours = (await git.commitAll(wt, base, 'ours')) as string;
-    await git.setHead(wt, ours, base);
     // A second fix round: the fixer merges and leaves the conflict.
     expect(() => inWt(['merge', '--no-edit', theirs])).toThrow();
     await expect(git.commitAll(wt, ours, 'x')).rejects.toMatchObject({
