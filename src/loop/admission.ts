@@ -67,7 +67,9 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
         'no --base given and none of main, master, origin/main exists: pass --base REF',
       );
   }
-  const mergeBase = await git.mergeBase(repo, base, head);
+  // Awaited by the caller, which reads the config from `base` meanwhile.
+  const mergeBase = git.mergeBase(repo, base, head);
+  mergeBase.catch(() => undefined);
   // A bare commit id cannot move; a ref name can, and its move supersedes the run. HEAD stands
   // for the branch it points at (checking out another branch mid-run is not a new push). A
   // short name is frozen as the full ref it named: a tag of the same name made mid-run
@@ -152,14 +154,18 @@ export async function changeSettlements(deps: Pick<LoopDeps, 'store' | 'hash'>, 
 }
 
 export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admission> {
-  const rev = await resolveRevision(deps, req);
-  const source = req.configFrom === 'head' ? rev.head : rev.base;
-  // Independent reads, started together.
-  const [loaded, diff, identity] = await Promise.all([
-    loadConfigAt(deps.git, rev.repo, source, req.configPath),
-    deps.git.diffRead(rev.repo, rev.mergeBase, rev.head, MAX_PROMPT_DIFF_BYTES),
-    repoIdentity(rev.repo),
-  ]);
+  const refs = await resolveRevision(deps, req);
+  const source = req.configFrom === 'head' ? refs.head : refs.base;
+  // Independent reads, started together (the diff as soon as the merge base is known);
+  // a failure is reported in the order they were asked: merge base, config, diff, identity.
+  const started = [
+    loadConfigAt(deps.git, refs.repo, source, req.configPath),
+    refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, MAX_PROMPT_DIFF_BYTES)),
+    repoIdentity(refs.repo),
+  ] as const;
+  for (const p of started) p.catch(() => undefined);
+  const rev = { ...refs, mergeBase: await refs.mergeBase };
+  const [loaded, diff, identity] = await Promise.all(started);
   const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
   const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
