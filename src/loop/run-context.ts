@@ -34,12 +34,8 @@ export class RunContext {
   readonly verdicts = new Map<string, VerdictRow>();
   /** The revision the worktree is known to hold with nothing else in it, or null when an agent may have touched it. */
   worktreeCleanAt: string | null = null;
-  /**
-   * The commit the controller just made of the worktree, and where its HEAD
-   * still is: index and tracked files are the commit, only HEAD and ignored
-   * files differ from it.
-   */
-  worktreeCommitted: { sha: string; head: string } | null = null;
+  /** The commit the controller just made of the worktree (HEAD, index, tracked files): only ignored files can differ from it. */
+  worktreeCommittedAt: string | null = null;
   /** Agent attempts made so far in this process: a freeze check is current until the next one. */
   attemptsMade = 0;
   /** Settlements of the change's earlier runs, by fingerprint (loaded on first use). */

@@ -11,22 +11,18 @@ import type { RunContext } from './run-context.js';
  * rebuilt instead of leaving the run unresumable.
  */
 export async function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommitted'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
   const root = ctx.deps.repoRoot;
   if (ctx.worktreeCleanAt === sha && existsSync(ctx.worktree)) return;
   ctx.worktreeCleanAt = null;
-  const committed = ctx.worktreeCommitted?.sha === sha ? ctx.worktreeCommitted : null;
-  ctx.worktreeCommitted = null;
+  const committed = ctx.worktreeCommittedAt === sha;
+  ctx.worktreeCommittedAt = null;
   if (committed && existsSync(ctx.worktree)) {
-    // Index and tracked files are the commit (commitAll staged everything): HEAD moves to it
-    // and the ignored files go, together.
-    const ok = await Promise.all([
-      committed.head === sha ? undefined : git.setHead(ctx.worktree, sha, committed.head),
-      git.cleanWorktree(ctx.worktree),
-    ]).then(
+    // HEAD, index and tracked files are the commit (commitAll staged everything): one clean suffices.
+    const ok = await git.cleanWorktree(ctx.worktree).then(
       () => true,
       () => false,
     );
@@ -79,7 +75,7 @@ export async function noteReadOnlyUse(
 export function checkoutForReaders(
   ctx: Pick<
     RunContext,
-    'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommitted' | 'whenCallStarts'
+    'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt' | 'whenCallStarts'
   >,
   sha: string,
   agents: readonly { usesCheckout: boolean }[],

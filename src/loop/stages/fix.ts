@@ -102,7 +102,7 @@ export async function fixStage(
           if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
           throw err;
         });
-      ctx.worktreeCommitted = { sha: commit ?? head, head: commit ?? head };
+      ctx.worktreeCommittedAt = commit ?? head;
       const outside = new Error("fixer edited files outside its worktree (the user's working tree changed)");
       if (!commit) {
         if (await readUserTree()) throw outside;
