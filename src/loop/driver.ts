@@ -10,6 +10,7 @@ import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import type { Admission } from './admission.js';
 import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
@@ -28,12 +29,12 @@ import { writeRunOutputs } from './write-record.js';
 export interface DriveOptions {
   /** Also write the signed record here. */
   out?: string | undefined;
-  /** Commits this process resolved moments ago (it admitted the run): not checked again. */
-  knownCommits?: readonly string[] | undefined;
-  /** The diff admission read (in this process) to hash the run's head. */
-  firstDiff?: { head: string; read: { digest: string; text: string | null } } | undefined;
-  /** The config admission loaded (in this process) from the snapshot's source commit. */
-  loaded?: LoadedConfig | undefined;
+  /**
+   * What this process's admission of the run read moments ago: its commits
+   * were resolved (not checked again), its config loaded, its diff read (the
+   * first round's prompts carry it).
+   */
+  admittedHere?: Pick<Admission, 'loaded' | 'diff'> | undefined;
 }
 
 export interface DriveResult {
@@ -56,8 +57,8 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
     let ctx: RunContext;
     try {
-      ctx = await buildContext(deps, run, lease.token, opts.knownCommits ?? [], opts.loaded);
-      if (opts.firstDiff) ctx.seedDiff(opts.firstDiff.head, opts.firstDiff.read);
+      ctx = await buildContext(deps, run, lease.token, opts.admittedHere?.loaded);
+      if (opts.admittedHere) ctx.seedDiff(run.snapshot.head, opts.admittedHere.diff);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
       throw err;
@@ -132,7 +133,6 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
         await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, afterCalls);
         await refresh();
       }
-      if (!ctx.refuter) readTreeBefore();
       if (!ctx.stage(round, 'refute')) {
         boundary('before:refute');
         event(round, 'refute');
@@ -166,13 +166,14 @@ async function buildContext(
   deps: LoopDeps,
   run: RunRow,
   token: number,
-  knownCommits: readonly string[],
   admittedWith?: LoadedConfig,
 ): Promise<RunContext> {
   const s = run.snapshot;
   const { git, store } = deps;
-  // Independent reads, started together; judged in order.
-  const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])].filter((c) => !knownCommits.includes(c));
+  // Independent reads, started together; judged in order. Admission in this process
+  // resolved the snapshot's commits moments ago.
+  const admitted = admittedWith ? [s.base, s.head, s.mergeBase] : [];
+  const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])].filter((c) => !admitted.includes(c));
   const exists = shas.map((sha) => git.commitExists(deps.repoRoot, sha).catch(() => false));
   const config = admittedWith
     ? Promise.resolve(admittedWith)

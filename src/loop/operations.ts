@@ -59,7 +59,7 @@ async function joinRun(
   deps: LoopDeps,
   first: RunRow,
   out?: string,
-  fresh: Partial<DriveOptions> = {},
+  admittedHere?: DriveOptions['admittedHere'],
 ): Promise<Omit<Extract<ReviewOutcome, { kind: 'run' }>, 'admitted'>> {
   let run = first;
   const giveUpAt = deps.clock.now() + (run.snapshot.budgets.wallSeconds + 60) * 1000;
@@ -68,7 +68,7 @@ async function joinRun(
       return { kind: 'run', run, recordPath: await finishedRun(deps, run, out), detached: null };
     const lease = await takeOver(deps, run);
     if (lease) {
-      const r = await driveRun(deps, lease, { ...fresh, out });
+      const r = await driveRun(deps, lease, { out, admittedHere });
       return { kind: 'run', run: r.run, recordPath: r.recordPath, detached: r.detached };
     }
     if (deps.signal?.aborted || deps.clock.now() > giveUpAt) {
@@ -87,18 +87,8 @@ export async function reviewRevision(
   const admission = await admit(deps, req);
   const r = admission.result;
   if (r.kind === 'deferred') return { kind: 'deferred', limit: r.limit, detail: r.detail, admission };
-  // A run this process just created is on commits it resolved moments ago, and its first
-  // round's diff was read to hash it.
-  const s = r.run.snapshot;
-  const fresh: Partial<DriveOptions> =
-    r.kind === 'created'
-      ? {
-          knownCommits: [s.base, s.head, s.mergeBase],
-          firstDiff: { head: s.head, read: admission.diff },
-          loaded: admission.loaded,
-        }
-      : {};
-  return { ...(await joinRun(deps, r.run, out, fresh)), admitted: r.kind, admission };
+  const admittedHere = r.kind === 'created' ? admission : undefined;
+  return { ...(await joinRun(deps, r.run, out, admittedHere)), admitted: r.kind, admission };
 }
 
 export async function findRunOrThrow(deps: Pick<LoopDeps, 'store'>, idOrPrefix: string): Promise<RunRow> {
