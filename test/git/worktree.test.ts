@@ -136,6 +136,26 @@ describe('worktrees', () => {
     expect(await hostile.worktreeHead(wt)).toBe(sha);
   });
 
+  it('refuses a commit whose parent is not the expected one (HEAD moved under git commit)', async () => {
+    // A git that moves the worktree's HEAD just before `git commit` runs: a racing fixer.
+    repo.git(['checkout', '--quiet', '-b', `racer-${n}`]);
+    repo.write('racer.txt', 'r\n');
+    const racer = repo.commit('racer');
+    repo.git(['checkout', '--quiet', 'main']);
+    const wrapper = join(scratch, `git-racing-${n}`);
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\ncase " $* " in *" commit "*) git -C "$2" update-ref --no-deref HEAD ${racer} ;; esac\nexec git "$@"\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(join(wt, 'a.txt'), 'raced\n');
+    const err = await createGit({ gitPath: wrapper })
+      .commitAll(wt, base, 'x')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorktreeMovedError);
+    expect(err).toMatchObject({ expected: base, actual: racer });
+  });
+
   it('finds conflicts a fixer makes after a commit of ours (the index it left was replaced)', async () => {
     repo.git(['checkout', '--quiet', '-b', `theirs-${n}`]);
     repo.write('a.txt', 'theirs\n');

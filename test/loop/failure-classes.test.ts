@@ -19,6 +19,7 @@ import { type FaultServer, faults, startFaultServer } from '../helpers/fault-ser
 import {
   baseConfig,
   CRITERIA,
+  dyingAt,
   ensureBuilt,
   FIXED_FILE,
   findings,
@@ -102,6 +103,19 @@ describe('failure classes', () => {
     expect(run).toMatchObject({ status: 'failed', outcome: null, reason: 'stale_context' });
     expect(classes).toEqual(['ok']);
     expect(report.stages).toHaveLength(0);
+  });
+
+  it('head moved while the fixer worked: aborted / superseded, and the fix never lands on the run ref', async () => {
+    const { run, report, r } = await runCase((a) => ({ fixer: a }), {
+      reviewer: [{ reply: findings(raceFinding()) }],
+      fixer: [{ actions: ['pushMain'], write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
+    });
+    expect(run).toMatchObject({ status: 'aborted', outcome: null, reason: 'superseded' });
+    // The call itself succeeded and its reply is kept; the stage result was rejected.
+    expect(report.attempts.map((a) => `${a.role}:${a.class}`)).toEqual(['reviewer:ok', 'fixer:ok']);
+    expect(report.stages.map((s) => s.stage)).not.toContain('fix');
+    expect(run.head).toBe(report.run.snapshot.head);
+    expect(() => r.repo.git(['rev-parse', '--verify', '--quiet', `refs/revloop/runs/${run.id}`])).toThrow();
   });
 
   it('criteria changed mid-run (--config-from head, a fixer edits REVIEW.md): aborted / rules_changed', async () => {
@@ -221,17 +235,8 @@ describe('failure classes', () => {
     repos.push(r);
     r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
     // The first owner dies after the verdict is recorded, before the review stage completes.
-    const first = await inProcess(r.dir, {
-      env: ENV,
-      tweak: (d) => ({
-        ...d,
-        leaseTtlMs: 300,
-        crashPoint: (name) => {
-          if (name === 'before-complete:review') throw new Error('simulated crash');
-        },
-      }),
-    });
-    await expect(review(first, r.dir)).rejects.toThrow('simulated crash');
+    const first = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 300) });
+    await expect(review(first, r.dir)).rejects.toThrow('controller died');
     const [stuck] = await first.store.listRuns();
     await first.close();
     if (!stuck) throw new Error('no run');

@@ -319,6 +319,20 @@ export async function inProcess(
   return { store, deps, close: () => store.close() };
 }
 
+/**
+ * A `tweak` whose controller dies (throws "controller died") at one crash
+ * point, holding a short lease so that a successor can take the run over.
+ */
+export const dyingAt =
+  (point: string, leaseTtlMs: number) =>
+  (d: LoopDeps): LoopDeps => ({
+    ...d,
+    leaseTtlMs,
+    crashPoint: (name) => {
+      if (name === point) throw new Error('controller died');
+    },
+  });
+
 export type RunOutcome = Extract<ReviewOutcome, { kind: 'run' }> & { report: RunReport };
 
 /** Admits and runs one review in-process; returns the run and its full report. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
 import {
   baseConfig,
+  dyingAt,
   ensureBuilt,
   FIXED_FILE,
   findings,
@@ -123,16 +124,7 @@ describe('validation walk-through (docs/validation.md)', () => {
     const r = await raceRepo(() => ({}));
     r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
     // The controller dies after the verdict is recorded, before the review stage completes.
-    const dying = await inProcess(r.dir, {
-      env: ENV,
-      tweak: (d) => ({
-        ...d,
-        leaseTtlMs: 200,
-        crashPoint: (name) => {
-          if (name === 'before-complete:review') throw new Error('controller died');
-        },
-      }),
-    });
+    const dying = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 200) });
     await expect(review(dying, r.dir)).rejects.toThrow('controller died');
     await dying.close();
     await new Promise((res) => setTimeout(res, 300));
