@@ -131,13 +131,12 @@ export function worktreeOps(
    * it (two parents, another author): commit-tree makes a commit with exactly
    * the one parent, then HEAD moves to it.
    */
-  async function plumbingCommit(
-    dir: string,
-    expected: string,
-    parentTree: string,
-    message: string,
-  ): Promise<string | null> {
-    const tree = text(await run.ok(dir, ['write-tree']));
+  async function plumbingCommit(dir: string, expected: string, message: string): Promise<string | null> {
+    // The parent's tree usually needs no process: commitAll made the parent.
+    const [tree, parentTree] = await Promise.all([
+      run.ok(dir, ['write-tree']).then(text),
+      treeOf.get(expected) ?? run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
+    ]);
     if (tree === parentTree) return null;
     const commit = text(
       await run.ok(dir, [...commitConfig, 'commit-tree', '--no-gpg-sign', tree, '-p', expected, '-F', '-'], {
@@ -207,20 +206,21 @@ export function worktreeOps(
 
     async commitAll(dir, parent, message, opts = {}) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
-      // Independent reads, started together; HEAD and the parent's tree usually need no process.
-      const [head, conflicts, parentTree] = await Promise.all([
+      // Independent reads, started together; HEAD usually needs no process.
+      const [head, conflicts] = await Promise.all([
         headIs(dir, expected) ? expected : ops.worktreeHead(dir),
         unmergedIn(dir),
-        treeOf.get(expected) ?? run.ok(dir, ['rev-parse', `${expected}^{tree}`]).then(text),
       ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
+      // The commit's process starts first: the caller's work after staging waits behind it.
+      const committing = operationInProgress(dir)
+        ? plumbingCommit(dir, expected, message)
+        : porcelainCommit(dir, expected, message);
       opts.afterStaging?.();
-      const commit = operationInProgress(dir)
-        ? await plumbingCommit(dir, expected, parentTree, message)
-        : await porcelainCommit(dir, expected, message);
+      const commit = await committing;
       // The index now holds the commit's tree, nothing unmerged (and was maybe rewritten).
       noteCleanIndex(dir);
       return commit;

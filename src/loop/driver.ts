@@ -108,8 +108,8 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
   }
   for (let round = 1; ; round++) {
     const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
-    // The fixer's "before" view of the user's tree, read while the round's last bookkeeping
-    // runs: once the reviews are in (without a refuter), else once the refutations are.
+    // The fixer's "before" view of the user's tree: read beside the last reviewer's call
+    // (without a refuter), else once the refutations are in; by the decision at the latest.
     let treeBefore: Promise<string> | undefined;
     const readTreeBefore = () => {
       // No fix follows the last round the budget allows.
@@ -128,9 +128,8 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
         // The decision's progress evidence compares this revision with the last: read those
         // diffs while the reviewers work.
         if (round > 1) prefetchProgressHunks(ctx, lines, round);
-        // Without a refuter, the fixer's "before" view is read as soon as the reviews are in.
-        const afterCalls = ctx.refuter ? undefined : readTreeBefore;
-        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, afterCalls);
+        const besideLastCall = ctx.refuter ? undefined : readTreeBefore;
+        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, besideLastCall);
         await refresh();
       }
       if (!ctx.stage(round, 'refute')) {

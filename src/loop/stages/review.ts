@@ -37,8 +37,12 @@ export async function reviewStage(
   diff: string,
   expectedDigest: string,
   lines: LineFacts,
-  /** Called once every reviewer has answered, before gating and recording. */
-  afterCalls?: () => void,
+  /**
+   * Started once the last reviewer's call is under way, where its wait hides
+   * it (not at all when that verdict was recorded before: the caller then
+   * starts it itself).
+   */
+  besideLastCall?: () => void,
 ): Promise<void> {
   const head = ctx.run.head;
   await checkFrozen(ctx, expectedDigest);
@@ -50,7 +54,8 @@ export async function reviewStage(
   await checkout.ready;
   const fresh = startFreshDigest(ctx);
   const got: { name: string; verdict: VerdictRow }[] = [];
-  for (const r of ctx.reviewers) {
+  for (const [i, r] of ctx.reviewers.entries()) {
+    if (i === ctx.reviewers.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
     const prompt = reviewerPrompt({
       reviewer: r.name,
       criteria: ctx.criteria,
@@ -74,7 +79,6 @@ export async function reviewStage(
       );
     got.push({ name: r.name, verdict: res.verdict });
   }
-  afterCalls?.();
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
 
