@@ -31,15 +31,24 @@ export interface Git {
   root(dir: string): Promise<string>;
   /**
    * Admission's first questions in one git process: the top level of the
-   * repository containing `dir`, the commit each of `revs` names, and the
-   * full ref name `named` stands for (null for a commit id or an expression).
-   * Null when any of them cannot be answered: ask one by one for the error.
+   * repository containing `dir`, the commits `head` and `base` name, the
+   * merge base `git merge-base base head` would give for exactly those two
+   * (null when they share no history), and the full ref name `named` stands
+   * for (null for a commit id or an expression). Null when any of them cannot
+   * be answered: ask one by one for the error.
    */
   locate(
     dir: string,
-    revs: readonly string[],
+    head: string,
+    base: string,
     named: string | null,
-  ): Promise<{ root: string; shas: string[]; fullName: string | null } | null>;
+  ): Promise<{
+    root: string;
+    head: string;
+    base: string;
+    mergeBase: string | null;
+    fullName: string | null;
+  } | null>;
   /** Full commit sha of a ref; throws UnknownRefError. */
   resolve(repo: string, ref: string): Promise<string>;
   /** The full name (`refs/heads/topic`) of the ref a name stands for; null for a commit id or an expression. */

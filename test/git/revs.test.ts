@@ -199,20 +199,53 @@ describe('readFile at a commit id', () => {
 });
 
 describe('locate', () => {
-  it('answers root, commits and the full name in one go, and null when a name is unknown', async () => {
+  it('answers root, commits, merge base and the full name in one go, and null when a name is unknown', async () => {
     mkdirSync(join(repo.dir, 'sub', 'deeper'), { recursive: true });
-    expect(await git.locate(join(repo.dir, 'sub', 'deeper'), ['topic', 'main'], 'topic')).toEqual({
+    const main = await git.resolve(repo.dir, 'main');
+    expect(await git.locate(join(repo.dir, 'sub', 'deeper'), 'topic', 'main', 'topic')).toEqual({
       root: repo.dir,
-      shas: [topic, await git.resolve(repo.dir, 'main')],
+      head: topic,
+      base: main,
+      mergeBase: await git.mergeBase(repo.dir, main, topic),
       fullName: 'refs/heads/topic',
     });
-    expect(await git.locate(repo.dir, [first], first)).toEqual({
+    expect(await git.locate(repo.dir, first, first, first)).toEqual({
       root: repo.dir,
-      shas: [first],
+      head: first,
+      base: first,
+      mergeBase: first,
       fullName: null,
     });
-    expect(await git.locate(repo.dir, ['topic~1'], 'topic~1')).toMatchObject({ fullName: null });
-    expect(await git.locate(repo.dir, ['topic', 'nope'], 'topic')).toBeNull();
-    expect(await git.locate(repo.dir, ['main..topic'], null)).toBeNull();
+    expect(await git.locate(repo.dir, 'topic~1', 'main', 'topic~1')).toMatchObject({ fullName: null });
+    expect(await git.locate(repo.dir, 'topic', 'nope', 'topic')).toBeNull();
+    expect(await git.locate(repo.dir, 'main..topic', 'main', null)).toBeNull();
+  });
+
+  it('gives the merge base `git merge-base base head` picks when there are several, and null without one', async () => {
+    const r = await makeRepo();
+    try {
+      r.commit('root');
+      r.git(['branch', 'side']);
+      const main1 = r.commit('main 1');
+      r.git(['checkout', '--quiet', 'side']);
+      const side1 = r.commit('side 1');
+      // Criss-cross: each branch merges the other's first commit, so both are merge bases.
+      r.git(['merge', '--quiet', '--no-edit', '--no-ff', main1]);
+      r.git(['checkout', '--quiet', 'main']);
+      r.git(['merge', '--quiet', '--no-edit', '--no-ff', side1]);
+      expect(r.git(['merge-base', '--all', 'main', 'side']).split('\n')).toHaveLength(2);
+      for (const [head, base] of [
+        ['side', 'main'],
+        ['main', 'side'],
+      ] as const) {
+        const hit = await git.locate(r.dir, head, base, head);
+        expect(hit?.mergeBase).toBe(r.git(['merge-base', base, head]));
+      }
+      r.git(['checkout', '--quiet', '--orphan', 'lonely']);
+      r.commit('unrelated');
+      expect(await git.locate(r.dir, 'lonely', 'main', 'lonely')).toMatchObject({ mergeBase: null });
+    } finally {
+      await r.cleanup();
+    }
   });
 });
