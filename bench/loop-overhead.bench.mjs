@@ -119,7 +119,7 @@ export default async function () {
   for (let i = 0; i < 5; i++) slow.push(await loopOnce(DELAY_MS));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const nominalMs = ROUNDS * REVIEWERS.length * DELAY_MS;
-  // The run with the least controller time (wall minus reviewer time) of the three.
+  // The run with the least controller time (wall minus reviewer time) of the five.
   const best = slow.reduce((a, b) => (b.ms - b.reviewerMs < a.ms - a.reviewerMs ? b : a));
   const overhead = (best.ms - best.reviewerMs) / best.reviewerMs;
   const perRound = median(instant) / ROUNDS;
