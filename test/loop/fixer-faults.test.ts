@@ -80,6 +80,26 @@ describe('a fixer that misbehaves fails the run and lands nothing', () => {
   });
 });
 
+describe("the user's tree read beside the last review call", () => {
+  it('without a refuter, a fixer that writes into the user tree still fails the run', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
+    repos.push(r);
+    r.plan({
+      reviewer: raising,
+      fixer: [{ actions: ['writeMain'], write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
+    });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run).toMatchObject({ status: 'failed', reason: 'fixer_failed' });
+      expect(report.run.detail).toMatch(/outside its worktree/);
+      expect(r.repo.git(['rev-parse', 'topic'])).toBe(r.head);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('a refuter that replies malformed', () => {
   it('fails the run malformed after the review was recorded, with no refutation and no fix', async () => {
     const { report } = await runWith({
