@@ -1,9 +1,11 @@
 /**
  * Runs one configured check (evidence for progress) in the run's worktree:
- * no shell, its own process group, killed at its timeout, output tail kept.
+ * no shell between revloop and its arguments, its own process group (killed
+ * with the controller, see io/process-group.ts), killed at its timeout,
+ * output tail kept.
  */
-import { spawn } from 'node:child_process';
 import type { CheckResult } from '../core/progress.js';
+import { killGroup, startGroupLeader } from '../io/process-group.js';
 
 const TAIL_BYTES = 4096;
 
@@ -15,33 +17,9 @@ export function runCheck(
 ): Promise<CheckResult> {
   const started = now();
   return new Promise((resolve) => {
-    const [cmd, ...args] = check.run;
     let tail = Buffer.alloc(0);
-    const keep = (chunk: Buffer) => {
-      tail = Buffer.concat([tail, chunk]);
-      if (tail.length > TAIL_BYTES) tail = tail.subarray(tail.length - TAIL_BYTES);
-    };
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(cmd as string, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (err) {
-      resolve({
-        name: check.name,
-        exitCode: null,
-        passed: false,
-        tail: (err as Error).message,
-        durationMs: 0,
-      });
-      return;
-    }
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid, 'SIGTERM');
-      setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000).unref();
-    }, check.timeoutSeconds * 1000);
+    let timer: NodeJS.Timeout | undefined;
     const done = (exitCode: number | null, extra = '') => {
       clearTimeout(timer);
       const text =
@@ -56,16 +34,30 @@ export function runCheck(
         durationMs: now() - started,
       });
     };
+    const [cmd, ...args] = check.run;
+    if (cmd === undefined) return done(null, '\n[revloop: empty command]');
+    let start: ReturnType<typeof startGroupLeader>;
+    try {
+      start = startGroupLeader([cmd, ...args], { cwd, env, stdin: 'ignore' });
+    } catch (err) {
+      return done(null, `\n[revloop: ${(err as Error).message}]`);
+    }
+    if (!start.ok) return done(null, `\n[revloop: ${start.message}]`);
+    const { child, stdout, stderr, release } = start.leader;
+    const keep = (chunk: Buffer) => {
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > TAIL_BYTES) tail = tail.subarray(tail.length - TAIL_BYTES);
+    };
+    stdout.on('data', keep);
+    stderr.on('data', keep);
+    timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000).unref();
+    }, check.timeoutSeconds * 1000);
     child.on('error', (err) => done(null, `\n[revloop: ${err.message}]`));
+    // The check ends with its leader: the watchdog, let go, takes its stragglers with it.
+    child.on('exit', () => release());
     child.on('close', (code) => done(code));
   });
-}
-
-function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // already gone
-  }
 }

@@ -1,11 +1,12 @@
 /**
- * Runs one agent executable for one call: no shell, prompt on stdin, its own
- * process group, killed as a group (TERM, then KILL after a grace) at the
- * deadline, stdout capped. Returns what happened as data; classifying it is
- * the adapter's job.
+ * Runs one agent executable for one call: no shell between revloop and the
+ * agent's arguments, prompt on stdin, its own process group (killed with the
+ * controller, see io/process-group.ts), killed as a group (TERM, then KILL
+ * after a grace) at the deadline, stdout capped. Returns what happened as
+ * data; classifying it is the adapter's job.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { killGroup, startGroupLeader } from '../io/process-group.js';
 import { startDeadline } from './deadline.js';
 
 export interface AgentProcessSpec {
@@ -32,16 +33,6 @@ export type AgentProcessOutcome =
 export const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
 
-/** Sends a signal to the whole process group led by `pid`; a group already gone is fine. */
-function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: every member has exited already.
-  }
-}
-
 export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessOutcome> {
   const [file, ...args] = spec.argv;
   if (file === undefined)
@@ -58,17 +49,16 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessOut
     deadline.dispose();
     return Promise.resolve({ kind, stderrTail: '' });
   }
+  const started = startGroupLeader([file, ...args], { cwd: spec.cwd, env: spec.env, stdin: 'pipe' });
+  if (!started.ok) {
+    deadline.dispose();
+    return Promise.resolve({ kind: 'spawn_error', errno: started.errno, message: started.message });
+  }
+  const { child, stdin, stdout, stderr, release } = started.leader;
   const maxBytes = spec.maxStdoutBytes ?? MAX_STDOUT_BYTES;
   const grace = spec.killGraceMs ?? 2000;
 
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let errTail = Buffer.alloc(0);
@@ -111,7 +101,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessOut
         once: true,
       },
     );
-    child.stdout.on('data', (b: Buffer) => {
+    stdout.on('data', (b: Buffer) => {
       if (stopped) return;
       outBytes += b.length;
       if (outBytes > maxBytes) {
@@ -121,25 +111,27 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessOut
       }
       out.push(b);
     });
-    child.stderr.on('data', (b: Buffer) => {
+    stderr.on('data', (b: Buffer) => {
       errTail = Buffer.concat([errTail, b]);
       if (errTail.length > STDERR_TAIL_BYTES) errTail = errTail.subarray(errTail.length - STDERR_TAIL_BYTES);
     });
     // An agent that never reads its prompt closes stdin early: EPIPE is its choice, not a failure.
-    child.stdin.on('error', () => {});
-    child.stdin.end(spec.stdin);
+    stdin?.on('error', () => {});
+    stdin?.end(spec.stdin);
 
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (child.pid === undefined)
         settle({ kind: 'spawn_error', errno: err.code ?? 'EUNKNOWN', message: err.message });
     });
     child.on('exit', (code, signal) => {
-      // The call ends with its leader: stragglers it left in the group are killed, not leaked.
+      // The call ends with its leader: stragglers it left in the group are killed, not leaked
+      // (the watchdog too; closing the lifeline would have it do the same).
       killGroup(child.pid, 'SIGKILL');
+      release();
       // A process that escaped the group may hold the pipes open; do not wait on it forever.
       closeTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         finish(code, signal);
       }, grace + 1000);
     });

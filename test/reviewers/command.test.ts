@@ -1,9 +1,13 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReviewerConfig } from '../../src/core/config.js';
 import { createCommandReviewer, readPlainReply } from '../../src/reviewers/command.js';
 import { createReviewer } from '../../src/reviewers/index.js';
+import { isAlive } from '../helpers/process.js';
+import { ensureBuilt, ROOT } from '../loop/helpers.js';
 import { AGENTS, callRequest, cleanupDirs, tempDir } from './call-request.js';
 
 const script = join(AGENTS, 'reviewer.mjs');
@@ -21,21 +25,6 @@ const ctx = (env: NodeJS.ProcessEnv = process.env) => ({
 });
 const call = (mode: string, over: Partial<ReviewerConfig> = {}, env?: NodeJS.ProcessEnv) =>
   createReviewer(cfg(mode, over), ctx(env)).call(callRequest());
-
-/** Dead means gone or a zombie: PID 1 in a container may never reap orphans. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 afterAll(cleanupDirs);
 
@@ -166,6 +155,39 @@ describe('command adapter', () => {
     const pid = Number(readFileSync(join(dir, 'grandchild.pid'), 'utf8'));
     await expect.poll(() => isAlive(pid), { timeout: 3000 }).toBe(false);
   });
+
+  it('dies with its controller: a kill -9 of the process that started it takes the whole group down', async () => {
+    ensureBuilt();
+    const dir = tempDir();
+    const runner = pathToFileURL(join(ROOT, 'dist/reviewers/agent-process.js')).href;
+    const controller = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { runAgentProcess } = await import(${JSON.stringify(runner)});
+         await runAgentProcess({ argv: ${JSON.stringify([script, 'hang'])}, cwd: ${JSON.stringify(dir)},
+           env: process.env, stdin: '', deadlineMs: Date.now() + 60_000 });`,
+      ],
+      { stdio: 'ignore' },
+    );
+    const pidIn = (name: string): number | null => {
+      try {
+        const t = readFileSync(join(dir, name), 'utf8');
+        return /^\d+$/.test(t) ? Number(t) : null;
+      } catch {
+        return null;
+      }
+    };
+    // The grandchild's pid is written last.
+    await expect.poll(() => pidIn('grandchild.pid'), { timeout: 15_000 }).not.toBeNull();
+    const agent = pidIn('agent.pid') as number;
+    const grandchild = pidIn('grandchild.pid') as number;
+    expect(isAlive(agent) && isAlive(grandchild)).toBe(true);
+    controller.kill('SIGKILL');
+    // Both ignore SIGTERM; only the watchdog's group kill ends them.
+    await expect.poll(() => isAlive(agent) || isAlive(grandchild), { timeout: 5000 }).toBe(false);
+  }, 30_000);
 
   it('kills stragglers a finished agent left in its group', async () => {
     const dir = tempDir();
