@@ -13,6 +13,7 @@ import { gateScope } from '../../core/scope-lock.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
 import { callAgent } from '../call.js';
+import { besideNextCall } from '../background.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { type RunContext, RunEnd } from '../run-context.js';
@@ -53,6 +54,9 @@ export async function reviewStage(
   );
   await checkout.ready;
   const fresh = startFreshDigest(ctx);
+  // Round 1 asks which protected paths the change edits: a read of the snapshot's two commits,
+  // done beside the first call.
+  const protectedRead = round === 1 ? besideNextCall(ctx, () => editedProtectedPaths(ctx)) : null;
   const got: { name: string; verdict: VerdictRow }[] = [];
   for (const [i, r] of ctx.reviewers.entries()) {
     if (i === ctx.reviewers.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
@@ -106,7 +110,7 @@ export async function reviewStage(
       });
     }
   }
-  const protectedEdited = round === 1 ? await editedProtectedPaths(ctx) : [];
+  const protectedEdited = protectedRead ? await protectedRead.get() : [];
   for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
 
   await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
