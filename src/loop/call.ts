@@ -99,16 +99,19 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     ctx.noteCallStarted();
     const res = await pending;
     await spec.afterAttempt?.();
-    await saved;
     if (res.ok) {
       let reply: unknown;
       try {
         reply = spec.finish ? await spec.finish(res.reply) : res.reply;
       } catch (err) {
         const detail = (err as Error).message;
+        await saved;
         await deps.store.endAttempt(lease, key, attempt, 'failed', detail);
         return { ok: false, class: 'failed', detail, attempts: attempt };
       }
+      // The prompt is on disk before the ledger names its digest (finishing a fixer's
+      // reply, the commit, does not need it).
+      await saved;
       // The verdict and the attempt's end in one transaction: a crash leaves either the
       // attempt `started` (marked `unknown` on resume, which calls again under the same key)
       // or both, never an `ok` attempt without its verdict.
@@ -142,6 +145,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       });
       return { ok: true, verdict, fresh: true };
     }
+    await saved;
     await deps.store.endAttempt(lease, key, attempt, res.class, res.detail);
     deps.onEvent?.({
       kind: 'call_done',
