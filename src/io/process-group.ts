@@ -52,7 +52,7 @@ export function startGroupLeader(
   if (!stdout || !stderr || !lifeline) throw new Error('spawn gave no pipes');
   return {
     ok: true,
-    leader: { child, stdin: stdin ?? null, stdout, stderr: stderr, release: () => lifeline.destroy() },
+    leader: { child, stdin: stdin ?? null, stdout, stderr, release: () => lifeline.destroy() },
   };
 }
 
