@@ -4,7 +4,9 @@
 // 200 ms (scripted adapter, delayMs). Total wall time of `review` (admission to
 // signed record) against the sum of reviewer time, as the reviewers' calls
 // actually took it (a 200 ms timer fires a little late; that lateness is the
-// reviewer's, not the controller's); target: overhead <= 5 %. Also the
+// reviewer's, not the controller's); target: overhead <= 5 %. Prints where the
+// best run's controller time went (admission, the gaps between calls by kind,
+// the end), to aim the next cut. Also the
 // controller's cost per round with instant reviewers (ms per round): git freeze
 // checks, worktree, the fix commit, the ledger transactions on a real SQLite
 // file, the record.
@@ -75,32 +77,35 @@ async function loopOnce(delayMs) {
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
-    // Times every reviewer call as the controller sees it (the fixer's is controller time here).
-    let reviewerMs = 0;
+    // Times every agent call as the controller sees it; only the reviewers' count as reviewer
+    // time (the fixer's is controller time here).
+    const calls = [];
     const create = deps.createReviewer;
     deps.createReviewer = (cfg, c) => {
       const r = create(cfg, c);
-      if (c.role !== 'reviewer') return r;
       return {
         ...r,
         name: r.name,
         usesCheckout: r.usesCheckout,
         async call(req) {
-          const t = performance.now();
+          const start = performance.now();
           try {
             return await r.call(req);
           } finally {
-            reviewerMs += performance.now() - t;
+            calls.push({ role: c.role, start, end: performance.now() });
           }
         },
       };
     };
     const t0 = performance.now();
     const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
-    const ms = performance.now() - t0;
+    const t1 = performance.now();
     if (res.kind !== 'run' || res.run.stopReason !== 'budget' || res.run.roundsDone !== ROUNDS)
       throw new Error(`unexpected run: ${JSON.stringify(res.run ?? res)}`);
-    return { ms, reviewerMs };
+    const reviewerMs = calls
+      .filter((x) => x.role === 'reviewer')
+      .reduce((sum, x) => sum + x.end - x.start, 0);
+    return { ms: t1 - t0, reviewerMs, windows: windowsOf(calls, t0, t1) };
   } finally {
     await store.close();
     const { createGit } = await import(dist('git/index.js'));
@@ -109,6 +114,26 @@ async function loopOnce(delayMs) {
       .catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where the controller's time went: the gaps before each agent call, by what
+ * came before it, and after the last one.
+ */
+function windowsOf(calls, t0, t1) {
+  const w = { admission: 0, betweenReviewers: 0, reviewsToFixer: 0, fixerToReview: 0, fixerCalls: 0, end: 0 };
+  let prev = null;
+  for (const c of calls) {
+    const gap = c.start - (prev ? prev.end : t0);
+    if (!prev) w.admission += gap;
+    else if (c.role === 'fixer') w.reviewsToFixer += gap;
+    else if (prev.role === 'fixer') w.fixerToReview += gap;
+    else w.betweenReviewers += gap;
+    if (c.role === 'fixer') w.fixerCalls += c.end - c.start;
+    prev = c;
+  }
+  w.end = t1 - (prev ? prev.end : t0);
+  return w;
 }
 
 export default async function () {
@@ -131,6 +156,9 @@ export default async function () {
     lines: [
       `reviewer time ${best.reviewerMs.toFixed(0)} ms (${nominalMs} ms nominal); loop wall time ${best.ms.toFixed(0)} ms (best of ${slow.length}): overhead ${pct(overhead)} (${pct((best.ms - nominalMs) / nominalMs)} against nominal)`,
       `all runs: ${slow.map((r) => `${r.ms.toFixed(0)}/${r.reviewerMs.toFixed(0)} ms`).join(', ')} (wall/reviewer)`,
+      `where the best run's controller time went (ms): ${Object.entries(best.windows)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
       `instant reviewers: ${perRound.toFixed(1)} ms of controller work per round (median of ${instant.length} loops of ${ROUNDS} rounds: ${instant.map((x) => x.toFixed(0)).join(', ')} ms)`,
     ],
   };
