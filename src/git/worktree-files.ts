@@ -40,13 +40,7 @@ export function forgetGitDir(dir: string): void {
 }
 
 /** Whether the checkout's HEAD file holds exactly `sha` (a detached HEAD at it). */
-export function headIs(dir: string, sha: string): boolean {
-  try {
-    return readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim() === sha;
-  } catch {
-    return false;
-  }
-}
+export const headIs = (dir: string, sha: string): boolean => detachedHead(dir) === sha;
 
 /**
  * Identifies the checkout's index file as written: git replaces the index

@@ -28,6 +28,7 @@ import {
 } from './errors.js';
 import {
   admissionCost,
+  attemptNeverBegun,
   checkFence,
   checkRunEnd,
   copyJson,
@@ -187,9 +188,19 @@ export class MemoryStore implements Store {
     detail: string | null,
   ): Promise<void> {
     this.fenced(lease);
-    const at = this.findAttempt(lease.runId, callKey, attemptNo);
-    if (!at)
-      throw new LedgerConflictError(`run ${lease.runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+    this.endAttemptIn(lease.runId, callKey, attemptNo, cls, detail);
+  }
+
+  /** Ends an attempt; throws, changing nothing, when it was never begun. */
+  private endAttemptIn(
+    runId: string,
+    callKey: string,
+    attemptNo: number,
+    cls: AttemptClass,
+    detail: string | null,
+  ): void {
+    const at = this.findAttempt(runId, callKey, attemptNo);
+    if (!at) throw attemptNeverBegun(runId, callKey, attemptNo);
     at.class = cls;
     at.detail = detail;
     at.endedAt = this.now();
@@ -214,17 +225,8 @@ export class MemoryStore implements Store {
     endsAttempt?: number,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     this.fenced(lease);
-    if (endsAttempt !== undefined) {
-      // Checked first, so a missing attempt records nothing.
-      const at = this.findAttempt(lease.runId, v.callKey, endsAttempt);
-      if (!at)
-        throw new LedgerConflictError(
-          `run ${lease.runId}: attempt ${endsAttempt} of ${v.callKey} was never begun`,
-        );
-      at.class = 'ok';
-      at.detail = null;
-      at.endedAt = this.now();
-    }
+    // First, so a missing attempt records nothing.
+    if (endsAttempt !== undefined) this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', null);
     const had = this.verdicts.get(v.callKey);
     if (had) return { inserted: false, verdict: copyJson(had) };
     const row = { ...copyJson(v), recordedAt: this.now() };

@@ -103,26 +103,19 @@ export async function fixStage(
           throw err;
         });
       ctx.worktreeCommittedAt = commit ?? head;
-      const outside = new Error("fixer edited files outside its worktree (the user's working tree changed)");
-      if (!commit) {
-        if (await readUserTree()) throw outside;
-        return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
-      }
       // The new commit's first read is fresh, and gives the next round's prompt diff too.
-      const digest = ctx.diffDigest(commit);
+      const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
       digest.catch(() => undefined);
-      // A failed read of the user's tree fails the call; a rejected landing is kept for after.
-      const landed = await readUserTree().then((yes) =>
-        yes
-          ? outside
-          : land(ctx, commit).then(
-              () => null,
-              (err: unknown) => err,
-            ),
+      // A failed read of the user's tree fails the call, as an edit there does.
+      if (await readUserTree())
+        throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
+      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
+      // A rejected landing is kept for after: the reply is still recorded.
+      rejected = await land(ctx, commit).then(
+        () => null,
+        (err: unknown) => err,
       );
-      if (landed === outside) throw outside;
       const diffDigest = await digest;
-      rejected = landed;
       if (!rejected) markFrozen(ctx, commit);
       return { ...(reply as FixerReply), commit, diffDigest };
     },

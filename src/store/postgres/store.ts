@@ -42,6 +42,7 @@ import {
 } from '../shared/rows.js';
 import {
   admissionCost,
+  attemptNeverBegun,
   checkFence,
   checkRunEnd,
   hasLimits,
@@ -292,8 +293,7 @@ export class PostgresStore implements Store {
        WHERE run_id = $1 AND call_key = $2 AND attempt_no = $3`,
       [runId, callKey, attemptNo, cls, detail],
     );
-    if (r.rowCount === 0)
-      throw new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+    if (r.rowCount === 0) throw attemptNeverBegun(runId, callKey, attemptNo);
   }
 
   async markInterruptedAttempts(lease: Lease): Promise<number> {

@@ -8,6 +8,10 @@ import { isTerminal, type RunStatus, type Stage } from '../../core/types.js';
 import type { AdmitInput, AdmitResult, RunEnd } from '../../ports/store.js';
 import { FencedOutError, LedgerConflictError, UnknownRunError } from '../errors.js';
 
+/** An attempt ended (or ended by a verdict) that was never begun: a bug in the caller. */
+export const attemptNeverBegun = (runId: string, callKey: string, attemptNo: number): LedgerConflictError =>
+  new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+
 /** Statuses that hold an admission key (invariant 3): the partial unique index covers exactly these. */
 export const KEY_HOLDING: readonly RunStatus[] = ['queued', 'running', 'completed'];
 

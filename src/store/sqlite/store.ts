@@ -46,6 +46,7 @@ import {
 } from '../shared/rows.js';
 import {
   admissionCost,
+  attemptNeverBegun,
   checkFence,
   checkRunEnd,
   costWindowStart,
@@ -289,8 +290,7 @@ export class SqliteStore implements Store {
       callKey,
       attemptNo,
     );
-    if (n === 0)
-      throw new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+    if (n === 0) throw attemptNeverBegun(runId, callKey, attemptNo);
   }
 
   async markInterruptedAttempts(lease: Lease): Promise<number> {
