@@ -154,8 +154,15 @@ export function worktreeOps(
       assertRev(repo, sha);
       forgetGitDir(dir);
       const args = [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', dir, sha];
-      const res = await run.exec(repo, args);
-      if (res.code !== 0) throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
+      for (let attempt = 1; ; attempt++) {
+        const res = await run.exec(repo, args);
+        if (res.code === 0) return;
+        // Git's own race: removing or pruning the last worktree deletes `$GIT_DIR/worktrees`,
+        // and an `add` by another process that made that directory a moment before then
+        // cannot make its entry in it. Nothing was created; asked again.
+        if (attempt < ADD_ATTEMPTS && LOST_WORKTREES_DIR.test(res.stderr)) continue;
+        throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
+      }
     },
 
     async removeWorktree(repo, dir) {
@@ -270,3 +277,5 @@ function unmergedPaths(out: string): string[] {
 }
 
 const TREE_CACHE_MAX = 1000;
+const ADD_ATTEMPTS = 3;
+const LOST_WORKTREES_DIR = /could not create directory of '[^']*worktrees\/[^']*': No such file or directory/;

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGit, RefMovedError, WorktreeConflictError, WorktreeMovedError } from '../../src/git/index.js';
+import { createRunner } from '../../src/git/run.js';
+import { worktreeOps } from '../../src/git/worktree.js';
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 
 const git = createGit();
@@ -35,6 +37,30 @@ beforeEach(async () => {
 });
 
 describe('worktrees', () => {
+  it("tries `worktree add` again when another checkout's removal took $GIT_DIR/worktrees from under it", async () => {
+    // The race itself cannot be forced: the first `worktree add` answers as git does when it
+    // loses it; the rest is real git.
+    const real = createRunner();
+    let lost = 0;
+    const racing = {
+      ...real,
+      exec: async (dir: string, args: readonly string[], o?: Parameters<typeof real.exec>[2]) => {
+        if (args.includes('add') && lost++ === 0)
+          return {
+            code: 128,
+            stdout: Buffer.alloc(0),
+            stderr: "fatal: could not create directory of '.git/worktrees/x': No such file or directory\n",
+          };
+        return real.exec(dir, args, o);
+      },
+    };
+    const target = join(scratch, 'raced');
+    await worktreeOps(racing, { name: 't', email: 't@example.com' }).addWorktree(repo.dir, target, base);
+    expect(lost).toBe(2);
+    expect(readFileSync(join(target, 'a.txt'), 'utf8')).toBe('a\n');
+    await git.removeWorktree(repo.dir, target);
+  });
+
   it('adds a detached worktree at the sha and removes it', async () => {
     expect(await git.worktreeHead(wt)).toBe(base);
     expect(inWt(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('HEAD'); // detached
