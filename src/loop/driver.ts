@@ -17,6 +17,7 @@ import { StopRequestedError } from './errors.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
+import { RunRefMoves } from './run-ref.js';
 import { checksStage } from './stages/checks.js';
 import { type DecideResult, decideStage } from './stages/decide.js';
 import type { FixResult } from './stages/fix.js';
@@ -60,7 +61,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
       ctx = await buildContext(deps, run, lease.token, opts.admittedHere?.loaded);
       if (opts.admittedHere) ctx.seedDiff(run.snapshot.head, opts.admittedHere.diff);
     } catch (err) {
-      if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts);
+      if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts, run);
       throw err;
     }
     await deps.store.markInterruptedAttempts(lease);
@@ -260,8 +261,13 @@ async function finish(
   lease: Lease,
   end: TerminalEnd,
   opts: DriveOptions,
-  ctx?: RunContext,
+  held: RunContext | RunRow,
 ): Promise<DriveResult> {
+  const ctx = held instanceof RunContext ? held : undefined;
+  const run = ctx ? ctx.run : (held as RunRow);
+  // The run's ref holds its head before the ledger ends the run and the worktrees (which
+  // hold the fix commits until then) go. A failed move is thrown: the run stays resumable.
+  await (ctx?.runRef ?? new RunRefMoves(deps.git, deps.repoRoot, run.id)).settle(run.head, run.snapshot.head);
   deps.crashPoint?.('before:finish');
   const row = await deps.store.finishRun(lease, end);
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });

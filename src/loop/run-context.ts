@@ -16,6 +16,7 @@ import type { Reviewer } from '../ports/reviewer.js';
 import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
+import { RunRefMoves } from './run-ref.js';
 
 /** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
 export class RunEnd extends Error {
@@ -42,6 +43,8 @@ export class RunContext {
   priorSettlements?: ReturnType<typeof changeSettlements>;
   /** `head:attemptsMade` of the last passed freeze check. */
   frozenMark: string | null = null;
+  /** The moves of the run's ref to its landed fixes (run-ref.ts). */
+  readonly runRef: RunRefMoves;
   /** By head commit (the base is always the snapshot's merge base). */
   private readonly diffReads = new Map<string, Promise<{ digest: string; text: string | null }>>();
   private readonly digests = new Map<string, Promise<string>>();
@@ -63,6 +66,7 @@ export class RunContext {
     readonly worktree: string,
     recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] },
   ) {
+    this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
     for (const v of recorded.verdicts) this.verdicts.set(v.callKey, v);
     for (const a of recorded.attempts)
       this.attempts.set(a.callKey, Math.max(a.attemptNo, this.attempts.get(a.callKey) ?? 0));

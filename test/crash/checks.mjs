@@ -84,6 +84,17 @@ export function judge(trial, expect) {
     }
   }
 
+  // A finished run's fixes are held by its ref (its worktrees, which held them meanwhile, are gone).
+  for (const run of ledger.runs) {
+    if (!TERMINAL.has(run.status) || run.head === expect.featureHead) continue;
+    const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/revloop/runs/${run.id}`], {
+      cwd: trial.dir,
+      encoding: 'utf8',
+    });
+    if (r.stdout.trim() !== run.head)
+      say(`run ${run.id.slice(0, 10)}: head ${run.head.slice(0, 12)} but its ref holds ${r.stdout.trim() || 'nothing'}`);
+  }
+
   // Per call key: attempts numbered 1..n, every attempt but the last interrupted or
   // retryable, at most one `ok`, and never more invocations than attempts.
   const calls = new Map();

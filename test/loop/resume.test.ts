@@ -90,6 +90,40 @@ describe('resume after a crash at each before-complete boundary', () => {
   );
 });
 
+describe("a crash before the fix's move of the run's ref landed", () => {
+  // The ref moves beside the next round's calls, so a kill can leave the ledger's head (the
+  // fix commit, held by the dead owner's worktree) ahead of the ref: the finishing owner moves it.
+  test.each([
+    ['behind, at the admitted head', 'rewind'],
+    ['not yet made', 'delete'],
+  ])('the ref %s: resume ends the run with the ref on its head', async (_, how) => {
+    fx = await makeLoopFixture();
+    const { run } = await crashRun(fx, 'before-complete:checks', 2); // round 1's, after the fix
+    const ref = `refs/revloop/runs/${run.id}`;
+    const { store, deps } = await fx.open();
+    const fixed = (await store.getRun(run.id))?.head ?? '';
+    expect(fixed).not.toBe(fx.head);
+    if (how === 'rewind') git(fx.dir, ['update-ref', ref, fx.head]);
+    else git(fx.dir, ['update-ref', '-d', ref]);
+    // Nothing but the dead owner's worktree holds the fix commit now.
+    expect(git(fx.dir, ['for-each-ref', '--contains', fixed, '--format=%(refname)'])).toBe('');
+
+    const res = await fx.resume(deps, run.id.slice(0, 10));
+    expect(res.run.status).toBe('completed');
+    expect(res.run.outcome).toBe('clear');
+    expect(res.run.head).toBe(fixed);
+    expect(git(fx.dir, ['rev-parse', ref])).toBe(fixed);
+    // The worktrees are gone; the ref alone keeps the fix through a gc.
+    expect(
+      git(fx.dir, ['worktree', 'list', '--porcelain'])
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')),
+    ).toHaveLength(1);
+    git(fx.dir, ['gc', '--quiet', '--prune=now']);
+    expect(git(fx.dir, ['cat-file', '-t', fixed])).toBe('commit');
+  });
+});
+
 test('an attempt left `started` is recorded `unknown` and the call is re-made under the same call key', async () => {
   fx = await makeLoopFixture();
   // call:fix fires after the fixer's attempt row is written, before the fixer runs.

@@ -31,8 +31,6 @@ interface RecordedFix extends FixerReply {
   diffDigest: string;
 }
 
-export const runRef = (runId: string): string => `refs/revloop/runs/${runId}`;
-
 export async function fixStage(
   ctx: RunContext,
   lease: Lease,
@@ -175,10 +173,13 @@ export async function userTreeState(ctx: Pick<RunContext, 'deps'>): Promise<stri
 }
 
 /**
- * Checks the push and the rules against a fix's revision, then moves the run's
- * ref to it: a rejected fix (changed rules, a new push) never lands there.
+ * Checks the push and the rules against a fix's revision, then starts moving
+ * the run's ref to it (beside the next calls; see run-ref.ts): a rejected fix
+ * (changed rules, a new push) never lands there.
  */
 async function land(ctx: RunContext, next: string, moveRef = true): Promise<void> {
+  // A move that failed under the last round is reported before another round builds on it.
+  if (ctx.runRef.failure()) throw ctx.runRef.failure();
   await checkRefAndRules(ctx, next);
-  if (moveRef) await ctx.deps.git.updateRef(ctx.deps.repoRoot, runRef(ctx.run.id), next);
+  if (moveRef) ctx.runRef.moveTo(next);
 }

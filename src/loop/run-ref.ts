@@ -1,0 +1,61 @@
+/**
+ * `refs/revloop/runs/<id>`: the run's latest landed revision. It is what a
+ * user checks out to see the fixes, and what keeps the fix commits alive once
+ * the run's worktrees are gone.
+ *
+ * A fix's move of the ref is not on the loop's path: it starts once the fix
+ * passed its checks and runs beside the next round's calls. Until it lands the
+ * commit is held by the worktree it was made in (a worktree's HEAD is a root
+ * for git's gc), which goes only at the run's end, after `settle`. A crash in
+ * between leaves the ref behind the ledger's head; the owner that finishes
+ * the run moves it then.
+ */
+import type { Git } from '../ports/git.js';
+
+export const runRefName = (runId: string): string => `refs/revloop/runs/${runId}`;
+
+export class RunRefMoves {
+  private chain: Promise<void> = Promise.resolve();
+  private failed: unknown = null;
+  /** Where this process last moved the ref. */
+  private at: string | null = null;
+
+  constructor(
+    private readonly git: Pick<Git, 'updateRef'>,
+    private readonly repoRoot: string,
+    private readonly runId: string,
+  ) {}
+
+  /** Starts moving the ref to `sha`, after any move under way (the last one started wins). */
+  moveTo(sha: string): void {
+    this.chain = this.chain.then(() =>
+      this.git.updateRef(this.repoRoot, runRefName(this.runId), sha).then(
+        () => {
+          this.at = sha;
+        },
+        (err: unknown) => {
+          this.failed ??= err;
+          throw err;
+        },
+      ),
+    );
+    this.chain.catch(() => undefined);
+  }
+
+  /** The error of a move that already failed, if any (moves after it do not run). */
+  failure(): unknown {
+    return this.failed;
+  }
+
+  /**
+   * Waits for the moves under way, then makes sure the ref holds `head` when
+   * a fix made it (`head` differs from the admitted `admitted`): an earlier
+   * owner may have died before its move. Throws when a move failed.
+   */
+  async settle(head: string, admitted: string): Promise<void> {
+    await this.chain;
+    if (head === admitted || this.at === head) return;
+    await this.git.updateRef(this.repoRoot, runRefName(this.runId), head);
+    this.at = head;
+  }
+}
