@@ -92,7 +92,9 @@ export function judge(trial, expect) {
       encoding: 'utf8',
     });
     if (r.stdout.trim() !== run.head)
-      say(`run ${run.id.slice(0, 10)}: head ${run.head.slice(0, 12)} but its ref holds ${r.stdout.trim() || 'nothing'}`);
+      say(
+        `run ${run.id.slice(0, 10)}: head ${run.head.slice(0, 12)} but its ref holds ${r.stdout.trim() || 'nothing'}`,
+      );
   }
 
   // Per call key: attempts numbered 1..n, every attempt but the last interrupted or
