@@ -161,10 +161,15 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const source = req.configFrom === 'head' ? refs.head : refs.base;
   // Independent reads, started together (the diff as soon as the merge base is known);
   // a failure is reported in the order they were asked: merge base, config, diff, identity.
+  // Starting a git process blocks the event loop for a moment: the diff, the longest read,
+  // starts before the identity's.
   const started = [
     loadConfigAt(deps.git, refs.repo, source, req.configPath),
     refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, MAX_PROMPT_DIFF_BYTES)),
-    repoIdentity(refs.repo),
+    refs.mergeBase.then(
+      () => repoIdentity(refs.repo),
+      () => repoIdentity(refs.repo),
+    ),
   ] as const;
   for (const p of started) p.catch(() => undefined);
   const rev = { ...refs, mergeBase: await refs.mergeBase };
