@@ -88,13 +88,16 @@ const located = new Map<string, string>();
 
 /** Where spawn would find `file`, looked up along the child's PATH as child_process does. */
 function locate(file: string, pathVar: string | undefined): string | NodeJS.ErrnoException {
-  const key = `${file}\0${pathVar ?? ''}`;
-  const known = located.get(key);
+  // Bare names are remembered per PATH; a path is checked again each time (it is cheap).
+  const key = file.includes('/') ? null : `${file}\0${pathVar ?? ''}`;
+  const known = key === null ? undefined : located.get(key);
   if (known) return known;
   const found = findExecutable(file, process.cwd(), pathVar);
   if (!found.ok) return Object.assign(new Error(`spawn ${file} ${found.errno}`), { code: found.errno });
-  if (located.size > 64) located.clear();
-  located.set(key, found.path);
+  if (key !== null) {
+    if (located.size > 64) located.clear();
+    located.set(key, found.path);
+  }
   return found.path;
 }
 
@@ -103,7 +106,10 @@ class NativeChild extends EventEmitter implements SpawnedProcess {
   readonly stderr: Readable;
   readonly stdin: Writable | null = null;
   private pid = 0;
-  private exited = false;
+  /** Set by the exit callback, once the child is reaped. */
+  private exit: { code: number; signal: number } | null = null;
+  private openStreams = 2;
+  private closed = false;
 
   constructor(mod: NativeSpawn, file: string, args: readonly string[], opts: SpawnOptions) {
     super();
@@ -114,12 +120,12 @@ class NativeChild extends EventEmitter implements SpawnedProcess {
       const envp: string[] = [];
       for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) envp.push(`${k}=${v}`);
       try {
-        fds = mod.spawn(path, [file, ...args], envp, opts.stdin === 'pipe', (code, signal) =>
-          this.noteExit(code, signal),
-        );
+        fds = mod.spawn(path, [file, ...args], envp, opts.stdin === 'pipe', (code, signal) => {
+          this.exit = { code, signal };
+          this.closeWhenDone();
+        });
       } catch (err) {
-        const e = err as NodeJS.ErrnoException & { errno?: number; syscall?: string };
-        const code = errnoNames.get(e.errno ?? 0) ?? 'EIO';
+        const code = errnoNames.get((err as { errno?: number }).errno ?? 0) ?? 'EIO';
         failure = Object.assign(new Error(`spawn ${file} ${code}`), { code, syscall: `spawn ${file}` });
       }
     }
@@ -135,12 +141,17 @@ class NativeChild extends EventEmitter implements SpawnedProcess {
     this.stdout = new Socket({ fd: stdoutFd, readable: true, writable: false });
     this.stderr = new Socket({ fd: stderrFd, readable: true, writable: false });
     if (stdinFd >= 0) this.stdin = new Socket({ fd: stdinFd, readable: false, writable: true });
-    this.waitForClose();
+    const ended = () => {
+      this.openStreams--;
+      this.closeWhenDone();
+    };
+    this.stdout.on('close', ended);
+    this.stderr.on('close', ended);
   }
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
     // Until the exit callback reaped it, the pid is still this child's (a zombie at worst).
-    if (this.exited || this.pid === 0) return false;
+    if (this.exit || this.pid === 0) return false;
     try {
       process.kill(this.pid, signal);
       return true;
@@ -149,29 +160,11 @@ class NativeChild extends EventEmitter implements SpawnedProcess {
     }
   }
 
-  private exit: { code: number; signal: number } | null = null;
-  private streamsOpen = 2;
-
-  private noteExit(code: number, signal: number): void {
-    this.exited = true;
-    this.exit = { code, signal };
-    this.maybeClose();
-  }
-
-  private waitForClose(): void {
-    const ended = () => {
-      this.streamsOpen--;
-      this.maybeClose();
-    };
-    this.stdout.on('close', ended);
-    this.stderr.on('close', ended);
-  }
-
-  private maybeClose(): void {
-    if (!this.exit || this.streamsOpen > 0) return;
+  /** `close` as child_process emits it: after the exit and the end of both outputs. */
+  private closeWhenDone(): void {
+    if (!this.exit || this.openStreams > 0 || this.closed) return;
+    this.closed = true;
     const { code, signal } = this.exit;
-    this.exit = null;
-    this.streamsOpen = -1;
     if (signal) this.emit('close', null, signalNames.get(signal) ?? null);
     else this.emit('close', code, null);
   }
