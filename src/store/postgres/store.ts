@@ -60,6 +60,7 @@ const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_k
 const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = `status IN ('queued','running','completed')`;
+const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
@@ -113,9 +114,18 @@ export class PostgresStore implements Store {
   async admit(input: AdmitInput): Promise<AdmitResult> {
     return this.guard(async () => {
       // A key already held is answered without any lock: that answer stays true (invariant 3).
-      const held = await this.one(this.pool, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
-        input.admissionKey,
-      ]);
+      // Named, so each pooled connection parses and plans it once: most admissions of a busy
+      // queue end here.
+      const key = [input.admissionKey];
+      const held = (
+        await this.pool
+          .query({ name: 'revloop-admit-held', text: HELD_BY_KEY, values: key })
+          .catch((err: { code?: string }) => {
+            // A newer revloop's migration changed the runs table under the plan: ask unnamed.
+            if (err.code === '0A000') return this.pool.query(HELD_BY_KEY, key);
+            throw err;
+          })
+      ).rows[0] as Raw | undefined;
       if (held) return { kind: 'existing', run: toRun(held) };
       const limited = hasLimits(input);
       return this.tx(async (c) => {
