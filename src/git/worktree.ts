@@ -201,6 +201,9 @@ export function worktreeOps(
 
     async status(dir) {
       const out = await run.ok(dir, [
+        // Read only: a status that refreshes the index would take index.lock in the user's
+        // tree, and their own `git commit` at that moment would fail on it.
+        '--no-optional-locks',
         'status',
         '--porcelain=v1',
         '-z',

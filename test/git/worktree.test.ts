@@ -61,6 +61,24 @@ describe('worktrees', () => {
     await git.removeWorktree(repo.dir, target);
   });
 
+  it("reads status without writing the index: the user's own git never meets revloop's index.lock", async () => {
+    const index = repo.git(['rev-parse', '--git-path', 'index']);
+    const indexPath = index.startsWith('/') ? index : join(repo.dir, index);
+    // A tracked file rewritten with the same content, its stat data older than the index:
+    // a plain `git status` refreshes the index and writes it back.
+    const { utimesSync, statSync } = await import('node:fs');
+    writeFileSync(join(repo.dir, 'a.txt'), 'a\n');
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(repo.dir, 'a.txt'), later, later);
+    const before = statSync(indexPath);
+    expect(await git.status(repo.dir)).toEqual([]);
+    const after = statSync(indexPath);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    // The control: git's own status does rewrite it here.
+    repo.git(['status', '--porcelain']);
+    expect(statSync(indexPath).mtimeMs).not.toBe(before.mtimeMs);
+  });
+
   it('adds a detached worktree at the sha and removes it', async () => {
     expect(await git.worktreeHead(wt)).toBe(base);
     expect(inWt(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('HEAD'); // detached
