@@ -181,5 +181,5 @@ async function land(ctx: RunContext, next: string, moveRef = true): Promise<void
   // A move that failed under the last round is reported before another round builds on it.
   if (ctx.runRef.failure()) throw ctx.runRef.failure();
   await checkRefAndRules(ctx, next);
-  if (moveRef) ctx.runRef.moveTo(next);
+  if (moveRef) ctx.runRef.moveTo(next, ctx);
 }
