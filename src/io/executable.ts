@@ -1,8 +1,10 @@
 /**
  * Where `spawn` would find an executable: a name with a slash is a path
  * (relative to the working directory); a bare name is searched along PATH.
- * Needed because commands start through `/bin/sh` (see process-group.ts),
- * which would turn a missing file into exit 127.
+ * Needed where revloop starts processes without child_process's own lookup:
+ * agents and checks start through `/bin/sh` (process-group.ts), which would
+ * turn a missing file into exit 127, and git through posix_spawn (spawn.ts),
+ * which is given a path.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';

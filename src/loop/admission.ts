@@ -166,10 +166,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const started = [
     loadConfigAt(deps.git, refs.repo, source, req.configPath),
     refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, MAX_PROMPT_DIFF_BYTES)),
-    refs.mergeBase.then(
-      () => repoIdentity(refs.repo),
-      () => repoIdentity(refs.repo),
-    ),
+    refs.mergeBase.catch(() => undefined).then(() => repoIdentity(refs.repo)),
   ] as const;
   for (const p of started) p.catch(() => undefined);
   const rev = { ...refs, mergeBase: await refs.mergeBase };

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -122,6 +122,26 @@ describe("a crash before the fix's move of the run's ref landed", () => {
     git(fx.dir, ['gc', '--quiet', '--prune=now']);
     expect(git(fx.dir, ['cat-file', '-t', fixed])).toBe('commit');
   });
+});
+
+test('a ref move git refuses stops the run as an error, not an outcome; resumed once git can, it ends on its ref', async () => {
+  fx = await makeLoopFixture();
+  // A file where the runs' ref directory should be: every update-ref under it fails.
+  const runsDir = join(fx.dir, '.git', 'refs', 'revloop', 'runs');
+  mkdirSync(join(runsDir, '..'), { recursive: true });
+  writeFileSync(runsDir, 'in the way\n');
+  const { store, deps } = await fx.open({ owner: deadOwner() });
+  await expect(fx.review(deps)).rejects.toThrow(/update-ref failed .*refs\/revloop\/runs\//);
+  const [run] = await store.listRuns();
+  expect(run?.status).toBe('running');
+  expect(run?.outcome ?? null).toBeNull();
+  await store.close();
+
+  rmSync(runsDir);
+  const again = await fx.open();
+  const res = await fx.resume(again.deps, run?.id.slice(0, 10) ?? '');
+  expect(res.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+  expect(git(fx.dir, ['rev-parse', `refs/revloop/runs/${res.run.id}`])).toBe(res.run.head);
 });
 
 test('an attempt left `started` is recorded `unknown` and the call is re-made under the same call key', async () => {
