@@ -1,5 +1,5 @@
 /** Hand-built RunReport values for report and record tests. */
-import type { FindingRow, RunRow } from '../../src/core/ledger.js';
+import type { AttemptRow, FindingRow, RunRow, VerdictRow } from '../../src/core/ledger.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import type { ReportedFinding, Snapshot } from '../../src/core/types.js';
 
@@ -103,6 +103,42 @@ export function finding(
   };
 }
 
+/** A review verdict of one reviewer in one round (the call answered). */
+export function verdict(round: number, reviewer: string): VerdictRow {
+  return {
+    callKey: `call-${round}-${reviewer}`,
+    runId: 'run-0001',
+    round,
+    stage: 'review',
+    role: 'reviewer',
+    reviewer,
+    revision: round === 1 ? SHA.head : SHA.fix,
+    promptDigest: '9'.repeat(64),
+    modelId: null,
+    reply: { verdict: 'pass', findings: [] },
+    costUsd: 0,
+    recordedAt: round,
+  };
+}
+
+/** A review attempt; `class` other than ok with no verdict is a missing result. */
+export function attempt(round: number, reviewer: string, over: Partial<AttemptRow> = {}): AttemptRow {
+  return {
+    runId: 'run-0001',
+    callKey: `call-${round}-${reviewer}`,
+    attemptNo: 1,
+    round,
+    stage: 'review',
+    role: 'reviewer',
+    reviewer,
+    class: 'ok',
+    detail: null,
+    startedAt: round,
+    endedAt: round,
+    ...over,
+  };
+}
+
 /** Two rounds; the last carries one blocker of each blocking severity and every kind of non-blocker. */
 export function sampleReport(over: Partial<RunRow> = {}): RunReport {
   const findings: FindingRow[] = [
@@ -142,8 +178,9 @@ export function sampleReport(over: Partial<RunRow> = {}): RunReport {
     ],
     stages: [],
     findings,
-    verdicts: [],
-    attempts: [],
+    // Both reviewers answered both rounds.
+    verdicts: [1, 2].flatMap((r) => [verdict(r, 'correctness'), verdict(r, 'standards')]),
+    attempts: [1, 2].flatMap((r) => [attempt(r, 'correctness'), attempt(r, 'standards')]),
     events: [],
   };
 }
