@@ -140,7 +140,7 @@ export function attempt(round: number, reviewer: string, over: Partial<AttemptRo
 }
 
 /** Two rounds; the last carries one blocker of each blocking severity and every kind of non-blocker. */
-export function sampleReport(over: Partial<RunRow> = {}): RunReport {
+export function sampleReport(over: Partial<RunRow> = {}, snap: Partial<Snapshot> = {}): RunReport {
   const findings: FindingRow[] = [
     finding(1, 'correctness', { claim: 'off by one in loop', line: 3 }),
     finding(2, 'correctness', { claim: 'Lost update: counter is read, then written', line: 10, endLine: 12 }),
@@ -171,7 +171,7 @@ export function sampleReport(over: Partial<RunRow> = {}): RunReport {
     ),
   ];
   return {
-    run: run(over),
+    run: run(over, snap),
     rounds: [
       { runId: 'run-0001', round: 1, head: SHA.head, startedAt: 1 },
       { runId: 'run-0001', round: 2, head: SHA.fix, startedAt: 2 },
@@ -183,4 +183,24 @@ export function sampleReport(over: Partial<RunRow> = {}): RunReport {
     attempts: [1, 2].flatMap((r) => [attempt(r, 'correctness'), attempt(r, 'standards')]),
     events: [],
   };
+}
+
+/** A run whose second reviewer crashed in round 1 (no verdict), the first having passed: failed `reviewer_failed`. */
+export function crashedReviewerReport(): RunReport {
+  const r = sampleReport({
+    status: 'failed',
+    outcome: null,
+    stopReason: null,
+    reason: 'reviewer_failed',
+    detail: 'reviewer standards: exited with code 1: boom',
+    roundsDone: 0,
+  });
+  r.rounds = r.rounds.filter((x) => x.round === 1);
+  r.findings = [];
+  r.verdicts = [verdict(1, 'correctness')];
+  r.attempts = [
+    attempt(1, 'correctness'),
+    attempt(1, 'standards', { class: 'failed', detail: 'exited with code 1: boom\nat line 2' }),
+  ];
+  return r;
 }

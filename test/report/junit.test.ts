@@ -10,9 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/core/run-report.js';
 import { toJunit, xmlEscape } from '../../src/report/junit.js';
-import { attempt, finding, sampleReport, verdict } from './fixtures.js';
+import { attempt, crashedReviewerReport, finding, sampleReport } from './fixtures.js';
 
 const XSD = new URL('../fixtures/junit/junit-10.xsd', import.meta.url).pathname;
 const hasXmllint = spawnSync('xmllint', ['--version']).status === 0;
@@ -36,25 +35,7 @@ function validate(xml: string): { ok: boolean; errors: string } {
 const xpath = (xml: string, expr: string): string =>
   execFileSync('xmllint', ['--xpath', expr, file(xml)], { encoding: 'utf8' }).replace(/\n$/, ''); // xmllint ends with a newline
 
-/** A run whose second reviewer crashed in round 1: the run failed `reviewer_failed`. */
-function crashedReviewer(): RunReport {
-  const r = sampleReport({
-    status: 'failed',
-    outcome: null,
-    stopReason: null,
-    reason: 'reviewer_failed',
-    detail: 'reviewer standards: exited with code 1: boom',
-    roundsDone: 0,
-  });
-  r.rounds = r.rounds.filter((x) => x.round === 1);
-  r.findings = [];
-  r.verdicts = [verdict(1, 'correctness')];
-  r.attempts = [
-    attempt(1, 'correctness'),
-    attempt(1, 'standards', { class: 'failed', detail: 'exited with code 1: boom\nat line 2' }),
-  ];
-  return r;
-}
+const crashedReviewer = crashedReviewerReport;
 
 it('xmllint is installed where CI runs (.ci/run installs libxml2-utils)', () => {
   if (process.env.CI) expect(hasXmllint).toBe(true);
