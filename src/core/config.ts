@@ -14,12 +14,39 @@ export const priceSchema = z.strictObject({
   outputPerMTok: z.number().nonnegative(),
 });
 
+/**
+ * What each adapter needs besides its name. One table for the loader's check
+ * and for the shipped JSON Schema (as `if`/`then`), so the two cannot drift.
+ * `command` is also the default adapter, so it needs `command` when
+ * `adapter` is left out; claude-code and codex have a default executable.
+ */
+const ADAPTER_NEEDS = {
+  command: 'command',
+  scripted: 'script',
+  openai: 'model',
+  anthropic: 'model',
+} as const;
+type NeedyAdapter = keyof typeof ADAPTER_NEEDS;
+const DEFAULT_ADAPTER: NeedyAdapter = 'command';
+
 const agentFields = {
-  adapter: z.enum(['command', 'openai', 'anthropic', 'scripted', 'claude-code', 'codex']).default('command'),
+  adapter: z
+    .enum(['command', 'openai', 'anthropic', 'scripted', 'claude-code', 'codex'])
+    .default(DEFAULT_ADAPTER),
   /** command, claude-code, codex: the executable and its arguments (no shell). */
-  command: argv.optional(),
+  command: argv
+    .optional()
+    .describe(
+      'The executable and its arguments, run without a shell. Required for adapter "command" (the default).',
+    ),
   /** A pinned model id; a reply naming another model is model drift. */
-  model: z.string().min(1).optional(),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A pinned model id; a reply naming another model is model drift. Required for "openai" and "anthropic".',
+    ),
   /** openai, anthropic: endpoint base URL. */
   baseURL: z.url().optional(),
   /** Name of the environment variable holding the API key (never the key itself). */
@@ -30,7 +57,13 @@ const agentFields = {
   maxTokens: z.number().int().positive().optional(),
   prices: priceSchema.optional(),
   /** scripted: path (in the repository, or absolute) of the recorded replies. */
-  script: z.string().min(1).optional(),
+  script: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Path (in the repository, or absolute) of the recorded replies. Required for adapter "scripted".',
+    ),
   /** Extra instructions appended to the role's prompt. */
   instructions: z.string().optional(),
 };
@@ -44,12 +77,22 @@ function requireAdapterFields(
   },
   ctx: z.RefinementCtx,
 ) {
-  if (a.adapter === 'command' && !a.command)
-    ctx.addIssue({ code: 'custom', message: 'adapter "command" needs "command"', path: ['command'] });
-  if (a.adapter === 'scripted' && !a.script)
-    ctx.addIssue({ code: 'custom', message: 'adapter "scripted" needs "script"', path: ['script'] });
-  if ((a.adapter === 'openai' || a.adapter === 'anthropic') && !a.model)
-    ctx.addIssue({ code: 'custom', message: `adapter "${a.adapter}" needs "model"`, path: ['model'] });
+  const key = Object.hasOwn(ADAPTER_NEEDS, a.adapter) ? ADAPTER_NEEDS[a.adapter as NeedyAdapter] : null;
+  if (key && !a[key])
+    ctx.addIssue({ code: 'custom', message: `adapter "${a.adapter}" needs "${key}"`, path: [key] });
+}
+
+/** ADAPTER_NEEDS as JSON Schema: one `if` (this adapter) / `then` (that key) per adapter. */
+function adapterNeedsJsonSchema(): Record<string, unknown>[] {
+  return Object.entries(ADAPTER_NEEDS).map(([adapter, key]) => ({
+    // An absent adapter is the default one, so only the default's `if` matches without `adapter`.
+    if: {
+      properties: { adapter: { const: adapter } },
+      ...(adapter === DEFAULT_ADAPTER ? {} : { required: ['adapter'] }),
+    },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword; this object is data, never awaited.
+    then: { required: [key] },
+  }));
 }
 
 export const reviewerConfigSchema = z
@@ -73,7 +116,12 @@ export const configSchema = z
   .strictObject({
     criteria: z.string().min(1).default('REVIEW.md'),
     store: z.string().min(1).default('sqlite:.revloop/ledger.db'),
-    reviewers: z.array(reviewerConfigSchema).min(1),
+    reviewers: z
+      .array(reviewerConfigSchema)
+      .min(1)
+      .describe(
+        'The reviewers, run in this order every round. Their names must be unique: revloop refuses a config that repeats one, which JSON Schema cannot state.',
+      ),
     refuter: agentConfigSchema.optional(),
     fixer: agentConfigSchema.optional(),
     checks: z.array(checkSchema).default([]),
@@ -149,5 +197,18 @@ export function parseConfig(value: unknown): ConfigParse {
   return { ok: false, path: path || '(root)', message };
 }
 
-/** The JSON Schema shipped in schema/ for editors and CI. */
-export const configJsonSchema = (): unknown => z.toJSONSchema(configSchema, { io: 'input' });
+/**
+ * The JSON Schema shipped in schema/ for editors and CI. It states every rule
+ * the loader enforces that JSON Schema can express (the per-adapter
+ * requirements are refinements, which zod cannot export, so they are added
+ * here from ADAPTER_NEEDS); what it cannot (unique reviewer names) is said in
+ * a description.
+ */
+export const configJsonSchema = (): unknown =>
+  z.toJSONSchema(configSchema, {
+    io: 'input',
+    override: ({ zodSchema, jsonSchema }) => {
+      if (zodSchema === reviewerConfigSchema || zodSchema === agentConfigSchema)
+        jsonSchema.allOf = adapterNeedsJsonSchema();
+    },
+  });

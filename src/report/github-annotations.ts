@@ -7,6 +7,7 @@
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { finalFindings, lineRange, verdictPhrase, whyNotBlocking } from './findings.js';
+import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
 
 export interface AnnotationLimits {
   error: number;
@@ -35,6 +36,25 @@ export function toGithubAnnotations(report: RunReport, limits: AnnotationLimits 
   const lines: string[] = [];
   const left = { ...limits };
   let omitted = 0;
+  // Invariant 18: a run that did not complete, and each call with no verdict, is an error
+  // annotation, written first so that the caps below can never drop it.
+  const run = report.run;
+  const missing = [
+    ...(run.status !== 'completed'
+      ? [
+          {
+            title: 'revloop run did not complete',
+            text: `run ${run.id} ${verdictPhrase(report)}${run.detail ? `: ${run.detail}` : ''}. The review is incomplete; this is not a pass.`,
+          },
+        ]
+      : []),
+    ...missingVerdicts(report).map((m) => ({ title: 'revloop no verdict', text: missingPhrase(m) })),
+  ];
+  for (const m of missing) {
+    left.error--;
+    left.total--;
+    lines.push(`::error title=${escapeProperty(m.title)}::${escapeData(m.text)}`);
+  }
   const findings = finalFindings(report);
   // Errors first, so the caps drop the least severe annotations.
   const ordered = (['error', 'warning', 'notice'] as const).flatMap((lvl) =>

@@ -1,102 +1,151 @@
 /**
  * JUnit XML for CI test-report widgets: one testsuite per round, a failing
  * testcase per blocker, a skipped testcase per finding that does not block,
- * a passing testcase per reviewer that passed, and an erroring testcase when
- * the run did not complete (invariant 1: a missing result never reads green).
+ * a passing testcase per reviewer that returned a verdict without a blocker,
+ * an erroring testcase per reviewer call with no verdict, and an erroring
+ * testcase when the run did not complete (invariants 1 and 18: a missing
+ * result never reads green).
+ *
+ * Shaped by its strictest reader, the Jenkins xUnit plugin's junit-10.xsd
+ * (test/fixtures/junit): no attribute it does not list (so the location is in
+ * the name and the body, not in `file`/`line`), no `skipped` on
+ * `<testsuites>`. GitLab shows one of several cases with the same classname
+ * and name, so names are made unique. Line breaks in attribute values are
+ * written as character references: a parser turns a literal one into a space.
  */
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { lineRange, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
+import { type MissingVerdict, missingPhrase, missingVerdicts } from './missing-verdicts.js';
 
-/** Escapes text and attribute values, and drops characters XML 1.0 forbids. */
+/** Drops characters XML 1.0 cannot carry at all. */
+const xmlChars = (s: string): string =>
+  s.replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '');
+
+/** Escapes element text, and drops characters XML 1.0 forbids; a CR is kept as a reference (parsers fold CRLF). */
 export function xmlEscape(s: string): string {
-  return s
-    .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+  return xmlChars(s)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+    .replace(/'/g, '&apos;')
+    .replace(/\r/g, '&#13;');
 }
+
+/** Escapes an attribute value; tabs and line breaks as references, so attribute normalisation keeps them. */
+export const xmlAttr = (s: string): string => xmlEscape(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 
 const attrs = (a: Record<string, string | number>): string =>
   Object.entries(a)
-    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
     .join('');
+
+type Kind = 'pass' | 'failure' | 'error' | 'skipped';
+
+interface Case {
+  classname: string;
+  name: string;
+  kind: Kind;
+  /** The child element's attributes and text (none for a passing case). */
+  type?: string;
+  message?: string;
+  text?: string;
+}
 
 export function toJunit(report: RunReport): string {
   const run = report.run;
+  const missing = missingVerdicts(report);
   const rounds = [
     ...new Set([...report.rounds.map((r) => r.round), ...report.findings.map((f) => f.round)]),
   ].sort((a, b) => a - b);
-  const suites: { xml: string; tests: number; failures: number; errors: number; skipped: number }[] = [];
+  const names = uniqueNames();
+  const suites: string[] = [];
+  const total = { tests: 0, failures: 0, errors: 0 };
+  const suite = (name: string, cases: Case[]) => {
+    const count = (k: Kind) => cases.filter((c) => c.kind === k).length;
+    const c = { tests: cases.length, failures: count('failure'), errors: count('error') };
+    total.tests += c.tests;
+    total.failures += c.failures;
+    total.errors += c.errors;
+    const body = cases.map((x) => render({ ...x, name: names(x.classname, x.name) })).join('\n');
+    suites.push(`  <testsuite${attrs({ name, ...c, skipped: count('skipped') })}>\n${body}\n  </testsuite>`);
+  };
+
   for (const round of rounds) {
     const findings = sortFindings(report.findings.filter((f) => f.round === round));
-    const cases: string[] = [];
-    let failures = 0;
-    let skipped = 0;
-    for (const r of run.snapshot.reviewers) {
-      const mine = findings.filter((f) => f.reviewer === r.name);
-      if (!mine.some(isBlocker))
-        cases.push(
-          `    <testcase${attrs({ classname: `revloop.round${round}`, name: `${r.name}: no blocker` })}/>`,
-        );
-      for (const f of mine) {
-        const c = testcase(round, f);
-        cases.push(c.xml);
-        if (c.kind === 'failure') failures++;
-        else skipped++;
-      }
+    const cases: Case[] = [];
+    const known = new Set(run.snapshot.reviewers.map((r) => r.name));
+    for (const { name } of run.snapshot.reviewers) {
+      const classname = `revloop.round${round}.${name}`;
+      const mine = findings.filter((f) => f.reviewer === name);
+      const gap = missing.find((m) => m.round === round && m.reviewer === name);
+      if (gap) cases.push(noVerdictCase(classname, gap));
+      else if (!mine.some(isBlocker)) cases.push({ classname, name: `${name}: no blocker`, kind: 'pass' });
+      cases.push(...mine.map(findingCase));
     }
-    // Findings of a reviewer not in the snapshot (should not happen) still show.
-    for (const f of findings.filter((x) => !run.snapshot.reviewers.some((r) => r.name === x.reviewer))) {
-      const c = testcase(round, f);
-      cases.push(c.xml);
-      if (c.kind === 'failure') failures++;
-      else skipped++;
-    }
+    // The controller's own findings (protected paths, reviewer `revloop`) and any other name still show.
+    cases.push(...findings.filter((f) => !known.has(f.reviewer)).map(findingCase));
     const head = report.rounds.find((r) => r.round === round)?.head ?? '';
-    suites.push({
-      tests: cases.length,
-      failures,
-      errors: 0,
-      skipped,
-      xml: `  <testsuite${attrs({ name: `revloop round ${round}${head ? ` (${head.slice(0, 7)})` : ''}`, tests: cases.length, failures, errors: 0, skipped })}>\n${cases.join('\n')}\n  </testsuite>`,
-    });
+    suite(`revloop round ${round}${head ? ` (${head.slice(0, 7)})` : ''}`, cases);
   }
   if (run.status !== 'completed') {
     const msg = `run ${run.id} ${verdictPhrase(report)}`;
-    suites.push({
-      tests: 1,
-      failures: 0,
-      errors: 1,
-      skipped: 0,
-      xml: `  <testsuite${attrs({ name: 'revloop run', tests: 1, failures: 0, errors: 1, skipped: 0 })}>\n    <testcase${attrs({ classname: 'revloop', name: 'run completed' })}>\n      <error${attrs({ message: msg, type: run.reason ?? run.status })}>${xmlEscape(run.detail ?? msg)}</error>\n    </testcase>\n  </testsuite>`,
-    });
+    suite('revloop run', [
+      {
+        classname: 'revloop.run',
+        name: 'run completed',
+        kind: 'error',
+        type: run.reason ?? run.status,
+        message: msg,
+        text: run.detail ?? msg,
+      },
+    ]);
   }
-  const sum = (k: 'tests' | 'failures' | 'errors' | 'skipped') => suites.reduce((n, s) => n + s[k], 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `revloop ${run.id}`, tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), skipped: sum('skipped') })}>\n${suites.map((s) => s.xml).join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `revloop ${run.id}`, ...total })}>\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
-function testcase(round: number, f: FindingRow): { xml: string; kind: 'failure' | 'skipped' } {
-  const name = `${f.severity} ${lineRange(f)}: ${f.reported.claim}`.slice(0, 300);
-  const open = `    <testcase${attrs({ classname: `revloop.round${round}.${f.reviewer}`, name, file: f.reported.file, line: f.reported.line })}>`;
-  if (isBlocker(f)) {
-    const detail = [
-      f.reported.claim,
-      f.reported.failureScenario ? `Scenario: ${f.reported.failureScenario}` : '',
-      f.reported.violatedClause ? `Violates: ${f.reported.violatedClause}` : '',
-      `Finding ${f.id} at ${f.revision}`,
-    ]
-      .filter(Boolean)
-      .join('\n');
-    return {
-      kind: 'failure',
-      xml: `${open}\n      <failure${attrs({ message: f.reported.claim, type: f.severity })}>${xmlEscape(detail)}</failure>\n    </testcase>`,
-    };
-  }
+function render(c: Case): string {
+  const open = `    <testcase${attrs({ classname: c.classname, name: c.name })}`;
+  if (c.kind === 'pass') return `${open}/>`;
+  const child = `<${c.kind}${attrs({ ...(c.type ? { type: c.type } : {}), message: c.message ?? '' })}`;
+  return `${open}>\n      ${c.text ? `${child}>${xmlEscape(c.text)}</${c.kind}>` : `${child}/>`}\n    </testcase>`;
+}
+
+function noVerdictCase(classname: string, m: MissingVerdict): Case {
   return {
-    kind: 'skipped',
-    xml: `${open}\n      <skipped${attrs({ message: whyNotBlocking(f) ?? 'not blocking' })}/>\n    </testcase>`,
+    classname,
+    name: `${m.reviewer}: no verdict`,
+    kind: 'error',
+    type: m.class,
+    message: missingPhrase(m),
+    text: m.detail ?? missingPhrase(m),
+  };
+}
+
+function findingCase(f: FindingRow): Case {
+  const classname = `revloop.round${f.round}.${f.reviewer}`;
+  const name = `${f.severity} ${lineRange(f)}: ${f.reported.claim.replace(/\s+/g, ' ')}`.slice(0, 300);
+  if (!isBlocker(f))
+    return { classname, name, kind: 'skipped', message: whyNotBlocking(f) ?? 'not blocking' };
+  const text = [
+    f.reported.claim,
+    f.reported.failureScenario ? `Scenario: ${f.reported.failureScenario}` : '',
+    f.reported.violatedClause ? `Violates: ${f.reported.violatedClause}` : '',
+    `At ${lineRange(f)}, finding ${f.id} at ${f.revision}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { classname, name, kind: 'failure', type: f.severity, message: f.reported.claim, text };
+}
+
+/** A name that no earlier case of the same classname has: ` (2)`, ` (3)`, … on a repeat. */
+function uniqueNames(): (classname: string, name: string) => string {
+  const seen = new Set<string>();
+  return (classname, name) => {
+    let out = name;
+    for (let n = 2; seen.has(`${classname}\u0000${out}`); n++) out = `${name} (${n})`;
+    seen.add(`${classname}\u0000${out}`);
+    return out;
   };
 }

@@ -7,6 +7,7 @@
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport, roundLog } from '../core/run-report.js';
 import { finalFindings, lineRange, SEVERITY_ORDER, verdictPhrase, whyNotBlocking } from './findings.js';
+import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
 
 /** Just under 1 MiB, leaving room for what a CI step appends. */
 export const MARKDOWN_MAX_BYTES = 1_000_000;
@@ -53,11 +54,21 @@ export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): strin
   if (run.detail) head.push(`> ${mdText(run.detail)}`, '');
 
   const log = roundLog(report);
+  const missing = missingVerdicts(report);
   if (log.rounds.length) {
     head.push('### Rounds', '', '| round | revision | blocking | findings |', '|---:|---|---:|---:|');
-    for (const r of log.rounds)
-      head.push(`| ${r.round} | ${code(r.head.slice(0, 7))} | ${r.blocking} | ${r.findings.length} |`);
+    for (const r of log.rounds) {
+      // Invariant 18: a round with a call that gave no verdict is not "0 blocking".
+      const gaps = missing.filter((m) => m.round === r.round).map((m) => mdText(m.reviewer));
+      const blocking = gaps.length ? `${r.blocking}, no verdict from ${gaps.join(', ')}` : `${r.blocking}`;
+      head.push(`| ${r.round} | ${code(r.head.slice(0, 7))} | ${blocking} | ${r.findings.length} |`);
+    }
     head.push('');
+  }
+  if (missing.length) {
+    head.push(`### Missing results (${missing.length})`, '');
+    for (const m of missing) head.push(`- ${mdText(missingPhrase(m))}`);
+    head.push('', 'A call with no verdict is not a pass (invariant 1).', '');
   }
   if (run.stopReason === 'no_progress') head.push(...escalation(report), '');
 
@@ -66,7 +77,13 @@ export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): strin
   const blockers = final.filter(isBlocker);
   const others = final.filter((f) => !isBlocker(f));
   body.push(`### Blockers (${blockers.length})`, '');
-  if (!blockers.length) body.push('None.', '');
+  if (!blockers.length)
+    body.push(
+      run.status === 'completed' && !missing.length
+        ? 'None.'
+        : 'The review did not complete: no blocker was found before it stopped, which is not a pass.',
+      '',
+    );
   for (const sev of SEVERITY_ORDER) {
     const group = blockers.filter((f) => f.severity === sev);
     if (!group.length) continue;

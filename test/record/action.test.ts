@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { signStatement } from '../../src/record/write.js';
+import { BASH_FLAGS } from '../ci/composite-runner.js';
 import { TEST_GIT_ENV } from '../helpers/git-repo.js';
 import { ensureBuilt, type Fixture, MAIN_JS, makeFixture, ROOT } from './setup.js';
 
@@ -44,7 +45,10 @@ function runStep(env: Record<string, string>) {
   const summary = join(temp, 'summary');
   writeFileSync(output, '');
   writeFileSync(summary, '');
-  const r = spawnSync('bash', ['-c', script], {
+  const file = join(temp, 'step.sh');
+  writeFileSync(file, script);
+  // As the runner starts a `shell: bash` step (errexit and pipefail on).
+  const r = spawnSync('bash', [...BASH_FLAGS, file], {
     cwd: fx.repo.dir,
     encoding: 'utf8',
     env: {

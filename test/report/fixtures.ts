@@ -1,5 +1,5 @@
 /** Hand-built RunReport values for report and record tests. */
-import type { FindingRow, RunRow } from '../../src/core/ledger.js';
+import type { AttemptRow, FindingRow, RunRow, VerdictRow } from '../../src/core/ledger.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import type { ReportedFinding, Snapshot } from '../../src/core/types.js';
 
@@ -103,8 +103,44 @@ export function finding(
   };
 }
 
+/** A review verdict of one reviewer in one round (the call answered). */
+export function verdict(round: number, reviewer: string): VerdictRow {
+  return {
+    callKey: `call-${round}-${reviewer}`,
+    runId: 'run-0001',
+    round,
+    stage: 'review',
+    role: 'reviewer',
+    reviewer,
+    revision: round === 1 ? SHA.head : SHA.fix,
+    promptDigest: '9'.repeat(64),
+    modelId: null,
+    reply: { verdict: 'pass', findings: [] },
+    costUsd: 0,
+    recordedAt: round,
+  };
+}
+
+/** A review attempt; `class` other than ok with no verdict is a missing result. */
+export function attempt(round: number, reviewer: string, over: Partial<AttemptRow> = {}): AttemptRow {
+  return {
+    runId: 'run-0001',
+    callKey: `call-${round}-${reviewer}`,
+    attemptNo: 1,
+    round,
+    stage: 'review',
+    role: 'reviewer',
+    reviewer,
+    class: 'ok',
+    detail: null,
+    startedAt: round,
+    endedAt: round,
+    ...over,
+  };
+}
+
 /** Two rounds; the last carries one blocker of each blocking severity and every kind of non-blocker. */
-export function sampleReport(over: Partial<RunRow> = {}): RunReport {
+export function sampleReport(over: Partial<RunRow> = {}, snap: Partial<Snapshot> = {}): RunReport {
   const findings: FindingRow[] = [
     finding(1, 'correctness', { claim: 'off by one in loop', line: 3 }),
     finding(2, 'correctness', { claim: 'Lost update: counter is read, then written', line: 10, endLine: 12 }),
@@ -135,15 +171,36 @@ export function sampleReport(over: Partial<RunRow> = {}): RunReport {
     ),
   ];
   return {
-    run: run(over),
+    run: run(over, snap),
     rounds: [
       { runId: 'run-0001', round: 1, head: SHA.head, startedAt: 1 },
       { runId: 'run-0001', round: 2, head: SHA.fix, startedAt: 2 },
     ],
     stages: [],
     findings,
-    verdicts: [],
-    attempts: [],
+    // Both reviewers answered both rounds.
+    verdicts: [1, 2].flatMap((r) => [verdict(r, 'correctness'), verdict(r, 'standards')]),
+    attempts: [1, 2].flatMap((r) => [attempt(r, 'correctness'), attempt(r, 'standards')]),
     events: [],
   };
+}
+
+/** A run whose second reviewer crashed in round 1 (no verdict), the first having passed: failed `reviewer_failed`. */
+export function crashedReviewerReport(): RunReport {
+  const r = sampleReport({
+    status: 'failed',
+    outcome: null,
+    stopReason: null,
+    reason: 'reviewer_failed',
+    detail: 'reviewer standards: exited with code 1: boom',
+    roundsDone: 0,
+  });
+  r.rounds = r.rounds.filter((x) => x.round === 1);
+  r.findings = [];
+  r.verdicts = [verdict(1, 'correctness')];
+  r.attempts = [
+    attempt(1, 'correctness'),
+    attempt(1, 'standards', { class: 'failed', detail: 'exited with code 1: boom\nat line 2' }),
+  ];
+  return r;
 }

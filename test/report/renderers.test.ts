@@ -5,7 +5,6 @@ import {
   GITHUB_LIMITS,
   toGithubAnnotations,
 } from '../../src/report/github-annotations.js';
-import { toJunit, xmlEscape } from '../../src/report/junit.js';
 import { mdText, toMarkdown } from '../../src/report/markdown.js';
 import { renderRunSummary } from '../../src/report/terminal.js';
 import { finding, sampleReport } from './fixtures.js';
@@ -103,33 +102,6 @@ describe('toGithubAnnotations', () => {
     expect(lines).toHaveLength(4);
     expect(lines.filter((l) => l.startsWith('::error'))).toHaveLength(3);
     expect(lines.at(-1)).toContain('12 more');
-  });
-});
-
-describe('toJunit', () => {
-  it('has a suite per round and a failing testcase per blocker, escaped', () => {
-    const xml = toJunit(sampleReport());
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
-    expect(xml.match(/<testsuite /g)).toHaveLength(2);
-    expect(xml).toMatch(
-      /<testsuites name="revloop run-0001" tests="\d+" failures="3" errors="0" skipped="4">/,
-    );
-    expect(xml.match(/<failure /g)).toHaveLength(3);
-    expect(xml).toContain('SQL injection &lt;script&gt;&amp;');
-    expect(xml).not.toContain('<script>');
-    expect(xml).toContain('<skipped message="refuted by refuter: cache is per-request"/>');
-  });
-
-  it('reports a run that did not complete as an error', () => {
-    const xml = toJunit(
-      sampleReport({ status: 'timed_out', outcome: null, stopReason: null, reason: 'budget_wall' }),
-    );
-    expect(xml).toContain('<error message="run run-0001 timed_out: budget_wall" type="budget_wall">');
-    expect(xml).toMatch(/errors="1"/);
-  });
-
-  it('drops characters XML cannot carry', () => {
-    expect(xmlEscape('a\u0000b\u001bc"\'')).toBe('abc&quot;&apos;');
   });
 });
 
