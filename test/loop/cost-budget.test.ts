@@ -11,10 +11,12 @@ import {
   baseConfig,
   ensureBuilt,
   expectReplayIdentical,
+  findings,
   inProcess,
   makeReviewRepo,
   pass,
   type ReviewRepo,
+  raceFinding,
   runCli,
 } from './helpers.js';
 
@@ -99,6 +101,22 @@ describe('invariant 12: spend over the frozen cost budget', () => {
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.code, res.stderr).toBe(1);
     expect(res.json).toMatchObject({ outcome: 'findings', stopReason: 'budget', costUsd: 6.5 });
+    await ledgerRun(r, res.json?.runId as string);
+  });
+
+  it('over the budget after a complete review, no refuter or fixer is paid for: findings / budget', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { budgets, refuter: a, fixer: a }) });
+    repos.push(r);
+    r.plan({
+      reviewer: [{ reply: { ...findings(raceFinding()), usage: { costUsd: 6 } } }],
+      refuter: [{ reply: { decision: 'refuted', reason: 'would clear it' } }],
+      fixer: [{ reply: { disputed: [] } }],
+    });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.json).toMatchObject({ status: 'completed', outcome: 'findings', stopReason: 'budget' });
+    expect(r.counts().refuter).toBeUndefined();
+    expect(r.counts().fixer).toBeUndefined();
     await ledgerRun(r, res.json?.runId as string);
   });
 });
