@@ -208,6 +208,37 @@ export function auth(req) {
   });
 });
 
+describe('invariant 16: an unrelated edit does not void a decision', () => {
+  it('the settled lines moved down by an edit above them, same text: the decision still covers them', async () => {
+    const BANNER = "export function banner() {\n  console.log('example v1');\n  return true;\n}\n";
+    const claim = {
+      severity: 'MAJOR',
+      file: 'lib/util.js',
+      claim: 'console.log left in library code',
+      failureScenario:
+        'every caller of this library prints to stdout, which pollutes CLI output that other tools parse',
+    };
+    const r = await repo({ config: (a) => baseConfig(a), change: { 'lib/util.js': BANNER } });
+    r.plan({ reviewer: [{ reply: findings({ ...claim, line: 2 }) }] });
+    const first = await reviewJson(r);
+    await settle(r, lastRound(first.run)[0]?.id as string, 'overturned', 'the banner is intended');
+    push(r, { 'lib/util.js': `// util: small helpers\n${BANNER}` });
+    r.plan({ reviewer: [{ reply: findings({ ...claim, line: 3 }) }] });
+    const moved = await reviewJson(r);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(lastRound(moved.run)[0]).toMatchObject({ line: 3, blocking: false });
+    // The same text on lines the person never saw is another matter.
+    push(r, { 'lib/util.js': `// util: small helpers\n${BANNER}${BANNER.replace('banner', 'banner2')}` });
+    r.plan({ reviewer: [{ reply: findings({ ...claim, line: 3 }, { ...claim, line: 7 }) }] });
+    const copied = await reviewJson(r);
+    expect(copied.code).toBe(1);
+    expect(lastRound(copied.run).map((f) => [f.line, f.blocking])).toEqual([
+      [3, false],
+      [7, true],
+    ]);
+  });
+});
+
 describe('a fix revision that edits the criteria needs a person (issue 15, point 2)', () => {
   it('a fixer that fixes the blocker and rewrites REVIEW.md does not end clear, is not applied, and does not verify', async () => {
     const keyDir = mkdtempSync(join(tmpdir(), 'revloop-keys-'));
