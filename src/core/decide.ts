@@ -3,6 +3,7 @@
  * outcome and a reason) or spend a fix round. A pure function of recorded
  * facts, so `replay` can recompute it.
  */
+import { costSpent, overCostBudget } from './budget.js';
 import type { Budgets, Outcome, StopReason } from './types.js';
 
 export interface OpenBlocker {
@@ -11,6 +12,11 @@ export interface OpenBlocker {
   disputed: boolean;
   /** A change to a protected path (config, criteria, a file the config names): only a person can clear it. */
   needsSettlement: boolean;
+  /**
+   * A protected-path blocker a named person upheld: decided, so nothing waits
+   * for a person, and never the fixer's to touch. Present only when true.
+   */
+  upheld?: true;
 }
 
 export interface RoundFacts {
@@ -23,6 +29,8 @@ export interface RoundFacts {
   /** Progress of rounds 1..round; round 1 is the baseline and counts as progress. */
   progress: boolean[];
   stopWindow: number;
+  /** Spend recorded on the run so far (every verdict up to this decision). */
+  spentUsd: number;
 }
 
 export type RoundDecision =
@@ -44,13 +52,23 @@ export function stopRuleFires(progress: boolean[], window: number): boolean {
 export function decideRound(f: RoundFacts): RoundDecision {
   // Invariant 1: a missing result is never clear.
   if (!f.reviewsComplete) throw new IncompleteReviewError(f.round);
+  // Invariant 12: over the budget after a complete review, whatever the order of the calls
+  // that spent it: findings / budget, never clear.
+  if (overCostBudget(f.spentUsd, f.budgets))
+    return { kind: 'stop', outcome: 'findings', stopReason: 'budget' };
   if (f.openBlockers.length === 0) return { kind: 'stop', outcome: 'clear', stopReason: 'clear' };
   if (!f.hasFixer) return { kind: 'stop', outcome: 'findings', stopReason: 'review_only' };
   if (stopRuleFires(f.progress, f.stopWindow))
     return { kind: 'stop', outcome: 'findings', stopReason: 'no_progress' };
-  // Invariant 12: rounds exhausted after a complete review.
-  if (f.round >= f.budgets.rounds) return { kind: 'stop', outcome: 'findings', stopReason: 'budget' };
-  const fixable = f.openBlockers.filter((b) => !b.disputed && !b.needsSettlement).map((b) => b.id);
-  if (fixable.length === 0) return { kind: 'stop', outcome: 'findings', stopReason: 'awaiting_settlement' };
-  return { kind: 'fix', blockers: fixable };
+  // Invariant 12: rounds (or money for another round) exhausted after a complete review.
+  if (f.round >= f.budgets.rounds || costSpent(f.spentUsd, f.budgets))
+    return { kind: 'stop', outcome: 'findings', stopReason: 'budget' };
+  const fixable = f.openBlockers
+    .filter((b) => !b.disputed && !b.needsSettlement && !b.upheld)
+    .map((b) => b.id);
+  if (fixable.length > 0) return { kind: 'fix', blockers: fixable };
+  // Only blockers a person upheld on protected paths remain: nobody is waited for, the author must act.
+  if (f.openBlockers.every((b) => b.upheld))
+    return { kind: 'stop', outcome: 'findings', stopReason: 'upheld' };
+  return { kind: 'stop', outcome: 'findings', stopReason: 'awaiting_settlement' };
 }

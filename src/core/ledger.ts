@@ -127,6 +127,12 @@ export interface Settlement {
   decision: 'upheld' | 'overturned';
   note: string | null;
   at: number;
+  /**
+   * Set on a settlement carried over from an earlier run: the finding the
+   * person actually judged (by, note and at are that decision's). Always the
+   * first decision, so a chain of runs never nests "carried over from".
+   */
+  origin?: { findingId: string; runId: string } | undefined;
 }
 
 export interface FindingRow {
@@ -146,6 +152,13 @@ export interface FindingRow {
   /** Set when the fixer disputes the finding instead of fixing it. */
   dispute: { reason: string } | null;
   settlement: Settlement | null;
+  /**
+   * Invariant 16: digest of what the finding judged at its revision (the file
+   * and the text of its lines; for a protected path, the path's blob), or null
+   * when unknown (rows recorded before it existed). A settlement carries over
+   * only onto a finding with the same digest.
+   */
+  content?: string | null | undefined;
 }
 
 export interface EventRow {

@@ -1,7 +1,10 @@
 /**
  * Which findings still stand between a round and `clear`: the round's own
  * blockers, earlier blockers the fixer disputed that wait for a person, and
- * the controller's own findings on protected paths until a person overturns them.
+ * the controller's own findings on the protected paths this round's revision
+ * edits (each round checks its own revision, so they are the round's: a fix
+ * that reverts the edit leaves none, one that makes another edit raises a new
+ * one) until a person overturns them.
  */
 import type { OpenBlocker } from './decide.js';
 import type { FindingRow } from './ledger.js';
@@ -35,7 +38,12 @@ export function openBlockers(
   for (const f of findings) {
     if (f.round !== round || !isBlocker(f)) continue;
     if (f.reviewer === controllerReviewer) {
-      out.push({ id: f.id, disputed: false, needsSettlement: true });
+      // Upheld by a person: decided (nobody is waited for), and still never the fixer's.
+      out.push(
+        f.settlement?.decision === 'upheld'
+          ? { id: f.id, disputed: false, needsSettlement: false, upheld: true }
+          : { id: f.id, disputed: false, needsSettlement: true },
+      );
       continue;
     }
     const claim = sameClaim(f);
@@ -49,8 +57,8 @@ export function openBlockers(
   }
   for (const f of findings) {
     if (f.round >= round || !isBlocker(f)) continue;
-    if (f.reviewer === controllerReviewer) out.push({ id: f.id, disputed: false, needsSettlement: true });
-    else if (waiting.get(sameClaim(f)) === f && !repeated.has(sameClaim(f))) {
+    if (f.reviewer === controllerReviewer) continue;
+    if (waiting.get(sameClaim(f)) === f && !repeated.has(sameClaim(f))) {
       out.push({ id: f.id, disputed: true, needsSettlement: false });
     }
   }

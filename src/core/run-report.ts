@@ -29,6 +29,17 @@ export function notBlockingBecause(f: FindingRow): NotBlockingBecause {
 /** A blocker: a MAJOR or MODERATE finding that survived gating, refutation and settlement. */
 export const isBlocker = (f: FindingRow): boolean => notBlockingBecause(f) === null;
 
+/** Reviewer name of the controller's own findings (a protected path edited). */
+export const CONTROLLER_REVIEWER = 'revloop';
+
+/**
+ * A blocker only a named person can clear, still unsettled: an edit of a
+ * protected path, or a blocker the fixer disputed. Every report names its id,
+ * since `revloop settle` needs it.
+ */
+export const waitsForPerson = (f: FindingRow): boolean =>
+  isBlocker(f) && f.settlement === null && (f.reviewer === CONTROLLER_REVIEWER || f.dispute !== null);
+
 /** One finding in the round-log format that `analyze` reads (DESIGN.md, "Simulator and analyzer"). */
 export interface RoundLogFinding {
   id: string;

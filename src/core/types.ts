@@ -44,6 +44,11 @@ export const StopReason = {
   budget: 'budget',
   /** Blockers wait for a named person's settlement. */
   awaiting_settlement: 'awaiting_settlement',
+  /**
+   * A named person upheld a blocker on a protected path (their edit is not accepted):
+   * nothing waits for a person and the fixer may not touch it; the author must change it.
+   */
+  upheld: 'upheld',
 } as const;
 export type StopReason = (typeof StopReason)[keyof typeof StopReason];
 

@@ -4,7 +4,9 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
+import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
+import type { FindingRow } from '../core/ledger.js';
 import { MAX_PROMPT_DIFF_BYTES, TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { currentBranch, repoIdentity } from '../git/identity.js';
@@ -131,26 +133,18 @@ export function buildSnapshot(
   };
 }
 
-/** The settlements a named person made on this change's findings, by fingerprint: they carry over to a new run. */
+/**
+ * The findings of this change a named person decided first-hand (not carried over), by
+ * fingerprint: a new run's finding inherits one only on the same judged content and place
+ * (invariant 16, core/judged-content.ts).
+ */
 export async function changeSettlements(deps: Pick<LoopDeps, 'store' | 'hash'>, changeKey: string) {
-  const out = new Map<
-    string,
-    {
-      findingId: string;
-      runId: string;
-      by: string;
-      decision: 'upheld' | 'overturned';
-      note: string | null;
-      at: number;
-    }
-  >();
+  const out = new Map<string, FindingRow[]>();
   for (const run of await deps.store.listRuns({ changeKey })) {
     for (const f of await deps.store.listFindings(run.id)) {
-      if (!f.settlement) continue;
+      if (!isFirstHand(f)) continue;
       const fp = findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, deps.hash);
-      const prev = out.get(fp);
-      if (!prev || prev.at < f.settlement.at)
-        out.set(fp, { findingId: f.id, runId: run.id, ...f.settlement });
+      out.set(fp, [...(out.get(fp) ?? []), f]);
     }
   }
   return out;
@@ -176,7 +170,14 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
   const changeKey = `${identity}#${change}`;
   const settled = await changeSettlements(deps, changeKey);
-  const settlementsDigest = deps.hash(canonicalJson([...settled].map(([fp, s]) => [fp, s.decision]).sort()));
+  const settlementsDigest = deps.hash(
+    canonicalJson(
+      [...settled.values()]
+        .flat()
+        .map((f) => [f.id, f.content ?? null, f.settlement?.decision ?? null])
+        .sort(),
+    ),
+  );
   const snapshot = buildSnapshot(
     { ...rev, repo: identity },
     loaded,

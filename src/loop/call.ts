@@ -133,7 +133,6 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         attempt,
       );
       ctx.verdicts.set(key, verdict);
-      ctx.addCost(verdict.costUsd);
       deps.onEvent?.({
         kind: 'call_done',
         runId: ctx.run.id,

@@ -85,7 +85,7 @@ export async function loadConfigAt(
 /**
  * Paths whose edit by the change needs a named person's settlement to end
  * clear: the config, the criteria, every repository file the config names
- * (reviewer commands and scripts, keys) and `protect`.
+ * as an agent's script or command, its keys, and `protect`.
  */
 export function protectedPaths(loaded: LoadedConfig): string[] {
   const c = loaded.config;
@@ -98,9 +98,8 @@ export function protectedPaths(loaded: LoadedConfig): string[] {
         named.add(normalizePath(arg));
     }
   }
-  for (const chk of c.checks) {
-    for (const arg of chk.run) if (/^(\.\/)?[\w.-]+\/[\w./-]+$/.test(arg)) named.add(normalizePath(arg));
-  }
+  // A check's arguments are not among them: a slash in `npx eslint src/lib` names no file the
+  // review trusts, and a check only ever adds evidence of progress, never a clear.
   return [...named].sort();
 }
 

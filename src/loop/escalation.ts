@@ -4,7 +4,7 @@
  * on, as markdown and JSON.
  */
 import { join } from 'node:path';
-import { type RunReport, roundLog } from '../core/run-report.js';
+import { type RunReport, roundLog, waitsForPerson } from '../core/run-report.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { mdText } from '../report/markdown.js';
 import type { DecideResult } from './stages/decide.js';
@@ -41,10 +41,8 @@ export function escalationMarkdown(report: RunReport): string {
   const lines = [
     `# revloop escalation: run ${e.runId}`,
     '',
-    `The loop on change ${mdText(e.change)} stopped for **${e.stopReason}**: two consecutive rounds brought no evidence of progress`,
-    '(no failing check began to pass, no blocker was fixed with evidence, no dispute was settled, the diff did not shrink).',
-    'A person should look at the open blockers below.',
-    '',
+    ...stoppedBecause(report),
+    ...waitingForPerson(report),
     '| round | blocking | progress | evidence |',
     '|---|---|---|---|',
     ...e.decisions.map((d) => {
@@ -72,6 +70,72 @@ export function escalationMarkdown(report: RunReport): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** What actually ended the run, in words: only the stop rule is "no evidence of progress". */
+function stoppedBecause(report: RunReport): string[] {
+  const { run } = report;
+  const change = mdText(run.snapshot.change);
+  const spent = `$${run.costUsd.toFixed(2)} of $${run.snapshot.budgets.costUsd.toFixed(2)}`;
+  if (run.status !== 'completed')
+    return [
+      `The loop on change ${change} did not complete: **${run.status}** (${run.reason ?? 'no reason'})${run.detail ? `: ${mdText(run.detail)}` : ''}. It has no outcome.`,
+      '',
+    ];
+  switch (run.stopReason) {
+    case 'no_progress':
+      return [
+        `The loop on change ${change} stopped for **no_progress**: two consecutive rounds brought no evidence of progress`,
+        '(no failing check began to pass, no blocker was fixed with evidence, no dispute was settled, the diff did not shrink).',
+        'A person should look at the open blockers below.',
+        '',
+      ];
+    case 'awaiting_settlement':
+      return [
+        `The loop on change ${change} stopped **awaiting_settlement**: the blockers left are ones only a named person can clear`,
+        '(an edit of the config, the criteria or a protected path, or a blocker the fixer disputed). Nothing else is escalated.',
+        '',
+      ];
+    case 'upheld':
+      return [
+        `The loop on change ${change} stopped **upheld**: a named person upheld a blocker on a protected path; the author must change that edit.`,
+        '',
+      ];
+    case 'budget':
+      return [
+        `The loop on change ${change} stopped for **budget** after a complete review: its rounds or its money ran out (${spent}) with blockers left, or its spend exceeded the budget.`,
+        '',
+      ];
+    case 'review_only':
+      return [
+        `The loop on change ${change} stopped **review_only**: no fixer is configured, so the run was one round of review and its blockers stand.`,
+        '',
+      ];
+    default:
+      return [
+        `The loop on change ${change} ended **${run.outcome}**: no blocker remains; there is nothing to escalate.`,
+        '',
+      ];
+  }
+}
+
+/** The ids `revloop settle` needs: last-round blockers only a person can clear, and disputes still open. */
+function waitingForPerson(report: RunReport): string[] {
+  const rounds = report.rounds.map((r) => r.round);
+  const last = rounds.length ? Math.max(...rounds) : 0;
+  const waiting = report.findings.filter(
+    (f) => waitsForPerson(f) && (f.round === last || f.dispute !== null),
+  );
+  if (waiting.length === 0) return [];
+  return [
+    '## Waiting for a person',
+    '',
+    ...waiting.map(
+      (f) =>
+        `- \`${f.reported.file}:${f.reported.line}\` ${mdText(f.reported.claim)} (${mdText(f.reviewer)}): \`revloop settle ${f.id} --by NAME --decision upheld|overturned\``,
+    ),
+    '',
+  ];
 }
 
 /** Writes `<stateDir>/reports/<runId>-escalation.{md,json}`; returns the markdown path. */

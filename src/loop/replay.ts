@@ -5,6 +5,7 @@
  * verdicts, and every round decision from those plus the recorded evidence,
  * using the same pure core, and reports the first divergence.
  */
+import { spendOf } from '../core/budget.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { decideRound } from '../core/decide.js';
 import { findingFingerprint, findingId } from '../core/keys.js';
@@ -158,6 +159,12 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
     }
     const prev = round > 1 ? (stage(round - 1, 'decide') as DecideResult | undefined) : undefined;
     const progress = [...(prev?.progress ?? []), progressFlag];
+    // Invariant 12: every verdict recorded before this decision (this round's fix comes after it).
+    const spentUsd = spendOf(
+      report.verdicts
+        .filter((v) => v.round < round || (v.round === round && v.stage !== 'fix'))
+        .map((v) => v.costUsd),
+    );
     const decision = decideRound({
       round,
       budgets: run.snapshot.budgets,
@@ -166,6 +173,7 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
       openBlockers: open,
       progress,
       stopWindow: policy.stopWindow,
+      spentUsd,
     });
     decisionsChecked++;
     if (!same(open, decide.openBlockers))

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { costSpent, spendOf } from '../core/budget.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
 import { MAX_PROMPT_DIFF_BYTES } from '../core/prompt.js';
@@ -52,7 +53,6 @@ export class RunContext {
   private readonly ancestry = new Map<string, Promise<boolean>>();
   private readonly attempts = new Map<string, number>();
   private readonly stages = new Map<string, StageRow>();
-  private spentUsd: number;
   private callStartWaiters: (() => void)[] = [];
 
   constructor(
@@ -71,7 +71,6 @@ export class RunContext {
     for (const a of recorded.attempts)
       this.attempts.set(a.callKey, Math.max(a.attemptNo, this.attempts.get(a.callKey) ?? 0));
     for (const s of recorded.stages) this.stages.set(`${s.round}:${s.stage}`, s);
-    this.spentUsd = recorded.verdicts.reduce((sum, v) => sum + v.costUsd, 0);
   }
 
   get snapshot(): Snapshot {
@@ -82,8 +81,9 @@ export class RunContext {
     return this.loaded.criteria;
   }
 
+  /** Invariant 12: the recorded spend, from every verdict of the run (the ledger's own sum). */
   get spent(): number {
-    return this.spentUsd;
+    return spendOf([...this.verdicts.values()].map((v) => v.costUsd));
   }
 
   attemptsOf(callKey: string): number {
@@ -108,10 +108,6 @@ export class RunContext {
     const waiting = this.callStartWaiters;
     this.callStartWaiters = [];
     for (const fn of waiting) fn();
-  }
-
-  addCost(usd: number): void {
-    this.spentUsd += usd;
   }
 
   /**
@@ -215,12 +211,13 @@ export class RunContext {
         ),
       );
     }
-    if (this.spentUsd >= this.snapshot.budgets.costUsd && this.snapshot.budgets.costUsd > 0) {
+    const spent = this.spent;
+    if (costSpent(spent, this.snapshot.budgets)) {
       throw new RunEnd(
         unfinishedEnd(
           'aborted',
           'budget_cost',
-          `cost budget of $${this.snapshot.budgets.costUsd} spent ($${this.spentUsd.toFixed(4)})`,
+          `cost budget of $${this.snapshot.budgets.costUsd} spent ($${spent.toFixed(4)})`,
         ),
       );
     }

@@ -4,7 +4,12 @@
  */
 import { findingFingerprint } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
-import { type NotBlockingBecause, notBlockingBecause, type RunReport } from '../core/run-report.js';
+import {
+  type NotBlockingBecause,
+  notBlockingBecause,
+  type RunReport,
+  waitsForPerson,
+} from '../core/run-report.js';
 import type { Severity } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 
@@ -52,6 +57,10 @@ export function whyNotBlocking(f: FindingRow): string | null {
         : `demoted from ${f.gate.kind === 'demoted' ? f.gate.from : f.reported.severity} (no failure scenario or violated clause)`;
   }
 }
+
+/** What a person runs to clear a blocker only they can (null for any other finding). */
+export const settleCommand = (f: FindingRow): string | null =>
+  waitsForPerson(f) ? `revloop settle ${f.id} --by NAME --decision upheld|overturned` : null;
 
 /** The finding's fingerprint (src/core/keys.ts): stable across runs, revisions and rewording of case or punctuation. */
 export const fingerprint = (f: FindingRow): string =>

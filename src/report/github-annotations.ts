@@ -6,7 +6,7 @@
  */
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
-import { finalFindings, lineRange, verdictPhrase, whyNotBlocking } from './findings.js';
+import { finalFindings, lineRange, settleCommand, verdictPhrase, whyNotBlocking } from './findings.js';
 import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
 
 export interface AnnotationLimits {
@@ -83,6 +83,7 @@ export function toGithubAnnotations(report: RunReport, limits: AnnotationLimits 
       f.reported.claim,
       f.reported.failureScenario ? `Scenario: ${f.reported.failureScenario}` : '',
       why && why !== 'MINOR' ? `Not blocking: ${why}` : '',
+      settleCommand(f) ? `Needs a person: ${settleCommand(f)}` : '',
     ]
       .filter(Boolean)
       .join('\n');

@@ -6,7 +6,14 @@
  */
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport, roundLog } from '../core/run-report.js';
-import { finalFindings, lineRange, SEVERITY_ORDER, verdictPhrase, whyNotBlocking } from './findings.js';
+import {
+  finalFindings,
+  lineRange,
+  SEVERITY_ORDER,
+  settleCommand,
+  verdictPhrase,
+  whyNotBlocking,
+} from './findings.js';
 import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
 
 /** Just under 1 MiB, leaving room for what a CI step appends. */
@@ -110,6 +117,8 @@ function findingLine(f: FindingRow): string {
     parts.push(`  - upheld by ${mdText(f.refutation.by)}: ${mdText(f.refutation.reason)}`);
   if (f.dispute) parts.push(`  - disputed by the fixer: ${mdText(f.dispute.reason)}`);
   if (f.settlement?.decision === 'upheld') parts.push(`  - upheld by ${mdText(f.settlement.by)}`);
+  const settle = settleCommand(f);
+  if (settle) parts.push(`  - needs a person: ${code(settle)}`);
   return parts.join('\n');
 }
 

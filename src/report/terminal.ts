@@ -1,6 +1,6 @@
 /** A plain-text run summary for the terminal: verdict line, then each round's findings by severity. */
 import { isBlocker, type RunReport } from '../core/run-report.js';
-import { lineRange, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
+import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
 /** One line of model text: newlines folded, control characters dropped (no terminal escapes). */
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
@@ -22,7 +22,14 @@ export function renderRunSummary(report: RunReport): string {
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);
-      const tag = isBlocker(f) ? 'BLOCKS' : why === 'MINOR' ? '' : `[${oneLine(why ?? '')}]`;
+      const settle = settleCommand(f);
+      const tag = isBlocker(f)
+        ? settle
+          ? `BLOCKS, needs a person: ${settle}`
+          : 'BLOCKS'
+        : why === 'MINOR'
+          ? ''
+          : `[${oneLine(why ?? '')}]`;
       out.push(
         `    ${f.severity.padEnd(8)} ${lineRange(f)}  ${f.reviewer}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
       );

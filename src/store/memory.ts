@@ -231,6 +231,9 @@ export class MemoryStore implements Store {
     if (had) return { inserted: false, verdict: copyJson(had) };
     const row = { ...copyJson(v), recordedAt: this.now() };
     this.verdicts.set(v.callKey, row);
+    // Invariant 12: every cent is on the run the moment its verdict is.
+    const run = this.runs.get(lease.runId);
+    if (run) run.costUsd += v.costUsd;
     return { inserted: true, verdict: copyJson(row) };
   }
 

@@ -22,6 +22,7 @@ const facts = (over: Partial<RoundFacts> = {}): RoundFacts => ({
   openBlockers: [open('b1')],
   progress: [true, true],
   stopWindow: 2,
+  spentUsd: 0,
   ...over,
 });
 
@@ -175,5 +176,29 @@ describe('invariant 8: stopRuleFires', () => {
   ];
   it.each(cases)('%j with window %i: %s', (progress, window, fires) => {
     expect(stopRuleFires(progress, window)).toBe(fires);
+  });
+});
+
+describe('invariant 12: spend over the frozen cost budget never ends clear', () => {
+  const budget = (spentUsd: number, over: Partial<RoundFacts> = {}) =>
+    decideRound(facts({ spentUsd, ...over }));
+  const stop = (stopReason: string, outcome = 'findings') => ({ kind: 'stop', outcome, stopReason });
+
+  it('over the budget after a complete review: findings / budget, with or without blockers', () => {
+    expect(budget(6, { openBlockers: [] })).toEqual(stop('budget'));
+    expect(budget(6, { hasFixer: false })).toEqual(stop('budget'));
+    expect(budget(5.000001, { round: 1, openBlockers: [], progress: [true] })).toEqual(stop('budget'));
+  });
+
+  it('exactly at the budget: clear when nothing blocks, budget when a fix round would have to be paid', () => {
+    expect(budget(5, { openBlockers: [] })).toEqual(stop('clear', 'clear'));
+    expect(budget(5)).toEqual(stop('budget'));
+    expect(budget(4.99)).toEqual({ kind: 'fix', blockers: ['b1'] });
+  });
+
+  it('no budget (costUsd 0) never stops for money', () => {
+    expect(budget(1e6, { budgets: { rounds: 5, wallSeconds: 60, costUsd: 0 }, openBlockers: [] })).toEqual(
+      stop('clear', 'clear'),
+    );
   });
 });

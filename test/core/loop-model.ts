@@ -165,6 +165,7 @@ export function runLoop(cfg: ModelConfig, world: World, maxRounds = 100): ModelT
       openBlockers: [...open.values()],
       progress: [...progress],
       stopWindow: cfg.stopWindow,
+      spentUsd: 0,
     };
     if (!complete) {
       try {

@@ -29,6 +29,7 @@ const facts = {
   hasFixer: true,
   reviewsComplete: true,
   stopWindow: 2,
+  spentUsd: 0,
 };
 
 describe('open blockers (invariants 2 and 8: disputes wait for a person)', () => {
@@ -62,10 +63,41 @@ describe('open blockers (invariants 2 and 8: disputes wait for a person)', () =>
     ]);
   });
 
-  it("the controller's protected-path finding needs a person, in every round, until overturned", () => {
-    const p = row({ id: 'p', round: 1, reviewer: 'revloop' });
-    expect(openBlockers([p], 3, 'revloop', claim)).toEqual([
-      { id: 'p', disputed: false, needsSettlement: true },
+  it("the controller's protected-path finding needs a person in the round whose revision it checked, until overturned", () => {
+    const p1 = row({ id: 'p1', round: 1, reviewer: 'revloop' });
+    const p3 = row({ id: 'p3', round: 3, reviewer: 'revloop' });
+    expect(openBlockers([p1, p3], 3, 'revloop', claim)).toEqual([
+      { id: 'p3', disputed: false, needsSettlement: true },
     ]);
+    // Each round checks its own revision: a fix that reverted the edit leaves nothing to settle.
+    expect(openBlockers([p1], 3, 'revloop', claim)).toEqual([]);
+    const overturned = {
+      ...p3,
+      settlement: { by: 'ann', decision: 'overturned' as const, note: null, at: 1 },
+    };
+    expect(openBlockers([p1, overturned], 3, 'revloop', claim)).toEqual([]);
+  });
+
+  it('a protected-path blocker a person upheld is decided: the run stops upheld, not awaiting_settlement', () => {
+    const p = row({
+      id: 'p',
+      round: 1,
+      reviewer: 'revloop',
+      settlement: { by: 'ann', decision: 'upheld', note: 'not this edit', at: 1 },
+    });
+    const open = openBlockers([p], 1, 'revloop', claim);
+    expect(open).toEqual([{ id: 'p', disputed: false, needsSettlement: false, upheld: true }]);
+    const stop = { kind: 'stop', outcome: 'findings', stopReason: 'upheld' };
+    expect(decideRound({ ...facts, round: 1, openBlockers: open, progress: [true] })).toEqual(stop);
+    // Never handed to the fixer beside a fixable blocker.
+    const other = row({ id: 'f', round: 1 });
+    expect(
+      decideRound({
+        ...facts,
+        round: 1,
+        openBlockers: openBlockers([p, other], 1, 'revloop', claim),
+        progress: [true],
+      }),
+    ).toEqual({ kind: 'fix', blockers: ['f'] });
   });
 });

@@ -266,7 +266,7 @@ describe('budgets (invariant 12)', () => {
     }
   });
 
-  it('cost spent: aborted / budget_cost, whatever the replies say', async () => {
+  it('cost spent by a complete review: completed / findings / budget, and no fix is paid for', async () => {
     const { r, p } = await setup((a) => ({
       fixer: a,
       budgets: { rounds: 5, wallSeconds: 600, costUsd: 0.05 },
@@ -277,7 +277,7 @@ describe('budgets (invariant 12)', () => {
     });
     try {
       const { report } = await review(p, r.dir);
-      expect(report.run).toMatchObject({ status: 'aborted', outcome: null, reason: 'budget_cost' });
+      expect(report.run).toMatchObject({ status: 'completed', outcome: 'findings', stopReason: 'budget' });
       expect(report.run.costUsd).toBeCloseTo(0.08);
       expect(r.counts().fixer).toBeUndefined();
     } finally {

@@ -467,6 +467,42 @@ export function runStoreContract(
       expect((await store.getFinding(f0.id))!.settlement).toEqual(s);
     });
 
+    it('keeps what a finding judged and where a carried-over settlement came from (invariant 16)', async () => {
+      const lease = await running();
+      const f0 = { ...finding(lease.runId, 'ck', 0), content: 'sha256:lines-2-2' };
+      const f1 = { ...finding(lease.runId, 'ck', 1), content: null };
+      await store.completeStage(lease, { round: 1, stage: 'review', result: {}, findings: [f0, f1] });
+      await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
+      const origin = { findingId: 'first-finding', runId: 'first-run' };
+      const s = { by: 'alice', decision: 'overturned' as const, note: 'banner', at: 99, origin };
+      await store.settle(f0.id, s);
+      await store.settle(f1.id, { by: 'bob', decision: 'upheld', note: null, at: 100 });
+      const got = await store.listFindings(lease.runId);
+      expect(got.find((f) => f.id === f0.id)).toMatchObject({ content: 'sha256:lines-2-2', settlement: s });
+      const plain = got.find((f) => f.id === f1.id);
+      expect(plain?.content).toBeNull();
+      expect(plain?.settlement).toEqual({ by: 'bob', decision: 'upheld', note: null, at: 100 });
+      expect(plain?.settlement?.origin).toBeUndefined();
+    });
+
+    it("puts a verdict's cost on its run in the same transaction, once (invariant 12)", async () => {
+      const lease = await running();
+      await store.recordVerdict(lease, { ...verdict(lease.runId, 'ck-paid'), costUsd: 6 });
+      // A duplicate delivery records nothing, and charges nothing.
+      await store.recordVerdict(lease, { ...verdict(lease.runId, 'ck-paid'), costUsd: 6 });
+      await store.recordVerdict(lease, { ...verdict(lease.runId, 'ck-paid-2'), costUsd: 0.25 });
+      expect((await store.getRun(lease.runId))!.costUsd).toBeCloseTo(6.25);
+      // Ended without a stage completion (a budget abort mid review): the money is still there.
+      const ended = await store.finishRun(lease, {
+        status: 'aborted',
+        outcome: null,
+        stopReason: null,
+        reason: 'budget_cost',
+        detail: null,
+      });
+      expect(ended.costUsd).toBeCloseTo(6.25);
+    });
+
     it('finds runs and findings by unique prefix; an ambiguous prefix finds nothing', async () => {
       const base = uid('pfx-');
       const l1 = await running({ runId: `${base}-aa1` });

@@ -42,7 +42,7 @@ const settle: Command<Opts> = async (args, opts, io) => {
       );
       if (ended) {
         io.stdout(
-          `run ${row.runId} already ended ${run.outcome}; the settlement carries over: run \`revloop review\` again to record a run that counts it\n`,
+          `run ${row.runId} already ended ${run.outcome}; the settlement carries over to the same claim on the same content (another edit needs a new decision): run \`revloop review\` again to record a run that counts it\n`,
         );
       }
     }

@@ -6,6 +6,7 @@
 
 import type { OpenBlocker } from '../../core/decide.js';
 import { decideRound, type RoundDecision } from '../../core/decide.js';
+import { carriedSettlement, decisionCovers } from '../../core/judged-content.js';
 import { findingFingerprint } from '../../core/keys.js';
 import type { FindingRow, Lease } from '../../core/ledger.js';
 import { openBlockers } from '../../core/open-blockers.js';
@@ -33,6 +34,8 @@ export interface DecideResult {
   progressFacts: ProgressFacts | null;
   evidence: ProgressEvidence | null;
   progress: boolean[];
+  /** Invariant 12: the spend recorded when deciding (every verdict so far). */
+  spentUsd: number;
   decision: RoundDecision;
 }
 
@@ -42,7 +45,7 @@ export async function decideStage(
   round: number,
   lines: LineFacts,
 ): Promise<DecideResult> {
-  await carryOverSettlements(ctx);
+  await carryOverSettlements(ctx, lines);
   const { store } = ctx.deps;
   const findings = await store.listFindings(ctx.run.id);
   const open = openBlockers(findings, round, CONTROLLER_REVIEWER, (f) =>
@@ -53,6 +56,7 @@ export async function decideStage(
   const evidence = progressFacts ? evaluateProgress(progressFacts) : null;
   const progress = [...(prev?.progress ?? []), evidence ? evidence.progress : true];
   const reviewsComplete = ctx.stage(round, 'review') !== undefined;
+  const spentUsd = ctx.spent;
   const decision = decideRound({
     round,
     budgets: ctx.snapshot.budgets,
@@ -61,6 +65,7 @@ export async function decideStage(
     openBlockers: open,
     progress,
     stopWindow: ctx.snapshot.policy.stopWindow,
+    spentUsd,
   });
   const settlements: Record<string, 'upheld' | 'overturned'> = {};
   for (const f of findings) if (f.settlement) settlements[f.id] = f.settlement.decision;
@@ -72,6 +77,7 @@ export async function decideStage(
     progressFacts,
     evidence,
     progress,
+    spentUsd,
     decision,
   };
   ctx.deps.crashPoint?.('before-complete:decide');
@@ -130,22 +136,37 @@ async function gatherProgressFacts(
   };
 }
 
-/** A finding a named person already settled in an earlier run of the change keeps that settlement. */
-async function carryOverSettlements(ctx: RunContext): Promise<void> {
+/**
+ * Invariant 16: a finding inherits a decision a named person made first-hand in an earlier
+ * run of the change only when it is the same claim on the same content at the same place
+ * (core/judged-content.ts); the latest such decision wins.
+ */
+async function carryOverSettlements(ctx: RunContext, lines: LineFacts): Promise<void> {
   const { store, hash } = ctx.deps;
   // Earlier runs' settlements, read once per run: the snapshot froze their digest at admission.
   ctx.priorSettlements ??= changeSettlements(ctx.deps, ctx.run.changeKey);
   const prior = await ctx.priorSettlements;
   if (prior.size === 0) return;
   for (const f of await store.listFindings(ctx.run.id)) {
-    if (f.settlement) continue;
-    const s = prior.get(findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash));
-    if (!s || s.runId === ctx.run.id) continue;
-    await store.settle(f.id, {
-      by: s.by,
-      decision: s.decision,
-      note: `carried over from finding ${s.findingId} of run ${s.runId}${s.note ? `: ${s.note}` : ''}`,
-      at: s.at,
-    });
+    if (f.settlement || !f.content) continue;
+    const candidates = (
+      prior.get(findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash)) ?? []
+    )
+      .filter((j) => j.runId !== ctx.run.id && j.content === f.content)
+      .sort((a, b) => (b.settlement?.at ?? 0) - (a.settlement?.at ?? 0));
+    for (const judged of candidates) {
+      const r = judged.reported;
+      // Where the judged lines went at this finding's revision (git, once per pair of revisions).
+      const now =
+        f.reviewer === CONTROLLER_REVIEWER
+          ? null
+          : await lines
+              .mapRange(judged.revision, f.revision, r.file, r.line, r.endLine ?? r.line)
+              .catch(() => null);
+      if (!decisionCovers(judged, f, now, CONTROLLER_REVIEWER)) continue;
+      const when = new Date(judged.settlement?.at ?? 0).toISOString();
+      await store.settle(f.id, carriedSettlement(judged, when));
+      break;
+    }
   }
 }

@@ -2,6 +2,7 @@
  * Invariant 10: before a blocker costs a rework round, a fresh-context
  * refuter given only the diff, the criteria and the claim tries to refute it.
  */
+import { costSpent } from '../../core/budget.js';
 import { endForCallFailure } from '../../core/failure-map.js';
 import type { Lease, Refutation } from '../../core/ledger.js';
 import { refuterPrompt } from '../../core/prompt.js';
@@ -31,7 +32,9 @@ export async function refuteStage(
   );
   const refutations: { findingId: string; refutation: Refutation }[] = [];
   const result: RefuteResult = { refuter: refuter?.name ?? null, decisions: [] };
-  if (refuter && findings.length > 0) {
+  // Invariant 12: with the budget spent after a complete review, no refuter is paid for; the
+  // decision then ends the run findings / budget (an attempt would abort it with no outcome).
+  if (refuter && findings.length > 0 && !costSpent(ctx.spent, ctx.snapshot.budgets)) {
     await checkFrozen(ctx, expectedDigest);
     const checkout = checkoutForReaders(ctx, ctx.run.head, [refuter.reviewer]);
     await checkout.ready;

@@ -5,9 +5,11 @@
  */
 import { endForCallFailure } from '../../core/failure-map.js';
 import { gateScenario } from '../../core/gating.js';
+import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
 import type { GateDecision, Lease, VerdictRow } from '../../core/ledger.js';
 import { reviewerPrompt } from '../../core/prompt.js';
+import { CONTROLLER_REVIEWER } from '../../core/run-report.js';
 import type { ScopeFacts } from '../../core/scope-lock.js';
 import { gateScope } from '../../core/scope-lock.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
@@ -28,8 +30,7 @@ export interface ReviewResult {
   reviewsComplete: true;
 }
 
-/** Reviewer name of the controller's own findings (protected paths edited). */
-export const CONTROLLER_REVIEWER = 'revloop';
+export { CONTROLLER_REVIEWER };
 
 export async function reviewStage(
   ctx: RunContext,
@@ -54,9 +55,10 @@ export async function reviewStage(
   );
   await checkout.ready;
   const fresh = startFreshDigest(ctx);
-  // Round 1 asks which protected paths the change edits: a read of the snapshot's two commits,
-  // done beside the first call.
-  const protectedRead = round === 1 ? besideNextCall(ctx, () => editedProtectedPaths(ctx)) : null;
+  // Every round asks which protected paths its revision edits (merge base..revision, so a fix
+  // commit that edits the config, the criteria or a protected file needs a person too): a read
+  // of two commits, done beside the first call.
+  const protectedRead = besideNextCall(ctx, () => editedProtectedPaths(ctx, head));
   const got: { name: string; verdict: VerdictRow }[] = [];
   for (const [i, r] of ctx.reviewers.entries()) {
     if (i === ctx.reviewers.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
@@ -96,6 +98,7 @@ export async function reviewStage(
       const facts = await scopeFacts(lines, passes.get(name) ?? null, head, f);
       scope[id] = facts;
       const gate = gateFinding(f, ctx.criteria, facts, ctx.snapshot.policy);
+      const content = await judgedLines(ctx, head, f);
       findings.push({
         id,
         runId: ctx.run.id,
@@ -107,11 +110,13 @@ export async function reviewStage(
         reported: f,
         severity: gate.kind === 'demoted' ? 'MINOR' : f.severity,
         gate,
+        content,
       });
     }
   }
-  const protectedEdited = protectedRead ? await protectedRead.get() : [];
-  for (const path of protectedEdited) findings.push(protectedFinding(ctx, round, head, path));
+  const protectedEdited = await protectedRead.get();
+  for (const path of protectedEdited)
+    findings.push(protectedFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
 
   await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
   const result: ReviewResult = {
@@ -175,15 +180,34 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
   return out;
 }
 
-async function editedProtectedPaths(ctx: RunContext): Promise<string[]> {
+async function editedProtectedPaths(ctx: RunContext, head: string): Promise<string[]> {
   const s = ctx.snapshot;
-  const changed = await ctx.deps.git.changedFiles(ctx.deps.repoRoot, s.mergeBase, s.head);
+  const changed = await ctx.deps.git.changedFiles(ctx.deps.repoRoot, s.mergeBase, head);
   const touched = new Set(changed.flatMap((c) => [c.path, c.oldPath]));
   return s.protectedPaths.filter((p) => touched.has(p));
 }
 
-function protectedFinding(ctx: RunContext, round: number, head: string, path: string): NewFinding {
-  const callKey = `protected:${path}`;
+/** Invariant 16: what a reviewer's finding judged, the text of its lines at the revision. */
+async function judgedLines(ctx: RunContext, head: string, f: ReportedFinding): Promise<string> {
+  const blob = await ctx.readBlob(head, f.file).catch(() => null);
+  return linesDigest(f.file, blob?.toString('utf8') ?? null, f.line, f.endLine ?? f.line, ctx.deps.hash);
+}
+
+/** Invariant 16: what a protected-path finding judged, the path's blob at the revision. */
+async function judgedBlob(ctx: RunContext, head: string, path: string): Promise<string> {
+  const blob = await ctx.readBlob(head, path).catch(() => null);
+  return blobDigest(path, blob?.toString('base64') ?? null, ctx.deps.hash);
+}
+
+function protectedFinding(
+  ctx: RunContext,
+  round: number,
+  head: string,
+  path: string,
+  content: string,
+): NewFinding {
+  // One per round and path: each round checks its own revision.
+  const callKey = round === 1 ? `protected:${path}` : `protected:r${round}:${path}`;
   const reported: ReportedFinding = {
     severity: 'MAJOR',
     file: path,
@@ -202,5 +226,6 @@ function protectedFinding(ctx: RunContext, round: number, head: string, path: st
     reported,
     severity: 'MAJOR',
     gate: { kind: 'kept' },
+    content,
   };
 }

@@ -57,7 +57,8 @@ type Q = pg.PoolClient | pg.Pool;
 
 const NOW = 'revloop_now_ms()';
 const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key';
-const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at
+const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at,
+  st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = `status IN ('queued','running','completed')`;
 const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
@@ -341,6 +342,9 @@ export class PostgresStore implements Store {
           v.costUsd,
         ],
       );
+      // Invariant 12: every cent is on the run the moment its verdict is (see the SQLite store).
+      if (ins.rowCount === 1 && v.costUsd > 0)
+        await c.query('UPDATE runs SET cost_usd = cost_usd + $1 WHERE id = $2', [v.costUsd, lease.runId]);
       const row = await this.one(c, 'SELECT * FROM verdicts WHERE call_key = $1', [v.callKey]);
       return { inserted: ins.rowCount === 1, verdict: toVerdict(row!) };
     });
@@ -365,8 +369,8 @@ export class PostgresStore implements Store {
       );
       for (const f of s.findings ?? [])
         await c.query(
-          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb)`,
+          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate, content)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11)`,
           [
             f.id,
             lease.runId,
@@ -378,6 +382,7 @@ export class PostgresStore implements Store {
             toJson(f.reported),
             f.severity,
             toJson(f.gate),
+            f.content,
           ],
         );
       const patch = async (id: string, column: 'refutation' | 'dispute', value: unknown) => {
@@ -444,9 +449,9 @@ export class PostgresStore implements Store {
         const f = await this.one(c, 'SELECT id FROM findings WHERE id = $1 FOR UPDATE', [findingId]);
         if (!f) throw new UnknownFindingError(findingId);
         const ins = await c.query(
-          `INSERT INTO settlements (finding_id, by, decision, note, at) VALUES ($1, $2, $3, $4, $5)
+          `INSERT INTO settlements (finding_id, by, decision, note, at, origin) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
            ON CONFLICT (finding_id) DO NOTHING`,
-          [findingId, s.by, s.decision, s.note, s.at],
+          [findingId, s.by, s.decision, s.note, s.at, s.origin ? toJson(s.origin) : null],
         );
         const row = toFinding((await this.one(c, `${FINDING} WHERE f.id = $1`, [findingId]))!);
         if (ins.rowCount === 0) throw new AlreadySettledError(findingId, row.settlement?.by ?? 'someone');

@@ -105,7 +105,7 @@ export const toAttempt = (r: Raw): AttemptRow => ({
   endedAt: numOrNull(r.ended_at),
 });
 
-/** A finding row joined with its settlement (columns s_by, s_decision, s_note, s_at). */
+/** A finding row joined with its settlement (columns s_by, s_decision, s_note, s_at, s_origin). */
 export const toFinding = (r: Raw): FindingRow => ({
   id: str(r.id),
   runId: str(r.run_id),
@@ -127,7 +127,11 @@ export const toFinding = (r: Raw): FindingRow => ({
           decision: r.s_decision as Settlement['decision'],
           note: strOrNull(r.s_note),
           at: num(r.s_at),
+          ...(r.s_origin === null || r.s_origin === undefined
+            ? {}
+            : { origin: json(r.s_origin) as NonNullable<Settlement['origin']> }),
         } satisfies Settlement),
+  content: strOrNull(r.content),
 });
 
 export const toEvent = (r: Raw): EventRow => ({

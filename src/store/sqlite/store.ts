@@ -68,7 +68,8 @@ export interface SqliteStoreOptions {
 }
 
 const RUN = `SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key`;
-const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at
+const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at,
+  st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = `status IN (${KEY_HOLDING.map((s) => `'${s}'`).join(',')})`;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
@@ -328,6 +329,10 @@ export class SqliteStore implements Store {
         v.costUsd,
         this.now(),
       );
+      // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
+      // aborts before its stage completes (admission's cost window reads it).
+      if (n === 1 && v.costUsd > 0)
+        this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', v.costUsd, lease.runId);
       const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
       return { inserted: n === 1, verdict: toVerdict(row!) };
     });
@@ -359,8 +364,8 @@ export class SqliteStore implements Store {
       );
       for (const f of c.findings ?? [])
         this.exec(
-          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO findings (id, run_id, round, reviewer, revision, call_key, idx, reported, severity, gate, content)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           f.id,
           lease.runId,
           f.round,
@@ -371,6 +376,7 @@ export class SqliteStore implements Store {
           toJson(f.reported),
           f.severity,
           toJson(f.gate),
+          f.content,
         );
       for (const x of c.refutations ?? [])
         this.patchFinding(lease.runId, x.findingId, 'refutation', x.refutation);
@@ -438,12 +444,13 @@ export class SqliteStore implements Store {
       if (!f) throw new UnknownFindingError(findingId);
       if (f.s_by !== null) throw new AlreadySettledError(findingId, String(f.s_by));
       this.exec(
-        'INSERT INTO settlements (finding_id, by, decision, note, at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO settlements (finding_id, by, decision, note, at, origin) VALUES (?, ?, ?, ?, ?, ?)',
         findingId,
         s.by,
         s.decision,
         s.note,
         s.at,
+        s.origin ? toJson(s.origin) : null,
       );
       return toFinding(this.one(`${FINDING} WHERE f.id = ?`, findingId)!);
     });
