@@ -5,7 +5,7 @@
  * (default `~/.cache/revloop-agent-clis`), outside the package.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentModelServer } from './agent-model-server.js';
@@ -63,6 +63,20 @@ export function isolatedCommand(server: AgentModelServer, cli: string, netns: bo
   ];
 }
 
+const homes: string[] = [];
+
+/** A private HOME for one CLI run (the CLIs write their state and sessions there). */
+function privateHome(prefix: string): string {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  homes.push(home);
+  return home;
+}
+
+/** Removes the HOMEs made by claudeEnv and codexEnv. */
+export function cleanupAgentHomes(): void {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+}
+
 /** What both CLIs get: a private HOME, and the model server as the only proxy (it refuses other hosts). */
 function commonEnv(server: AgentModelServer, home: string): NodeJS.ProcessEnv {
   return {
@@ -81,7 +95,7 @@ function commonEnv(server: AgentModelServer, home: string): NodeJS.ProcessEnv {
 
 /** Claude Code pointed at the server, no updater, telemetry or other nonessential traffic, no own retries. */
 export function claudeEnv(server: AgentModelServer): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'revloop-claude-home-'));
+  const home = privateHome('revloop-claude-home-');
   return {
     ...commonEnv(server, home),
     ANTHROPIC_BASE_URL: server.url,
@@ -102,7 +116,7 @@ export function claudeEnv(server: AgentModelServer): NodeJS.ProcessEnv {
  * Codex's `Reconnecting... 1/1` event as it does in the field.
  */
 export function codexEnv(server: AgentModelServer): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'revloop-codex-home-'));
+  const home = privateHome('revloop-codex-home-');
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome);
   writeFileSync(

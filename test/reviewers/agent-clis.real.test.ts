@@ -25,6 +25,7 @@ import {
   CLAUDE_CODE_VERSION,
   CODEX_VERSION,
   claudeEnv,
+  cleanupAgentHomes,
   codexEnv,
   findAgentClis,
   isolatedCommand,
@@ -99,6 +100,7 @@ describe.skipIf(!clis.found)(
       await repo?.cleanup();
       await server?.close();
       cleanupDirs();
+      cleanupAgentHomes();
     });
 
     const cliPath = (cli: Cli) => (clis.found ? (cli === 'claude-code' ? clis.claude : clis.codex) : '');
