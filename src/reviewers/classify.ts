@@ -12,6 +12,9 @@
  * | stream ended or broke after the response began    | truncated      |
  * | HTTP 401/403/404/400/422 and other 4xx             | failed         |
  * | exit 75 (EX_TEMPFAIL)                              | unavailable    |
+ * | agent CLI: Claude `api_error_status`/`api_error_type`, Codex `turn.failed` status | as the HTTP rows |
+ * | agent CLI: Claude `api_error` connection_failed/no_response; Codex `Reconnecting...` | unavailable |
+ * | agent CLI: Codex `stream disconnected before completion` | truncated |
  * | any other non-zero exit, death by a signal         | failed         |
  * | ENOENT / EACCES on spawn                           | failed         |
  * | the caller's own abort signal                      | unknown        |
@@ -65,6 +68,56 @@ export function classifyProviderErrorType(type: string | null | undefined): Erro
     default:
       return 'failed';
   }
+}
+
+/**
+ * Class of an HTTP status together with the provider's error `type`: the
+ * status decides for 429, 408 and 5xx; for other statuses a known type wins
+ * (a 400 carrying `overloaded_error` is an outage, not a bad request).
+ */
+export function classifyStatusAndType(status: number, type: string | null | undefined): ErrorClass {
+  if (status >= 500 || status === 429 || status === 408) return classifyHttpStatus(status);
+  return classifyProviderErrorType(type) ?? classifyHttpStatus(status);
+}
+
+/**
+ * Class of an API failure Claude Code reports in its result envelope
+ * (`is_error: true`): `api_error_status` and `api_error_type` as the API sent
+ * them, or, with no response at all, `api_error` naming why. Null when the
+ * envelope names no API failure (the error is Claude Code's own).
+ */
+export function classifyClaudeApiError(status: unknown, type: unknown, apiError: unknown): ErrorClass | null {
+  const t = typeof type === 'string' ? type : null;
+  if (typeof status === 'number' && Number.isInteger(status)) return classifyStatusAndType(status, t);
+  if (t) return classifyProviderErrorType(t);
+  switch (apiError) {
+    case 'connection_failed':
+    case 'no_response':
+      return 'unavailable';
+    case 'stream_idle_timeout':
+      return 'timeout';
+    default:
+      return null;
+  }
+}
+
+/** Codex's words for an HTTP failure: `exceeded retry limit, last status: 429 ...`, `unexpected status 503 ...`. */
+const CODEX_STATUS = /\b(?:last status|unexpected status):? (\d{3})\b/;
+/** What Codex prints for a 500 from the Responses API, in place of the status. */
+const CODEX_SERVER_ERROR = /experiencing high demand/i;
+
+/**
+ * Class of a Codex `turn.failed` message. `reconnects` counts the
+ * `Reconnecting... n/m` error events before it: Codex retried the stream
+ * against an endpoint that kept failing, so it is an outage. Null when the
+ * message names no transport failure (the failure is the agent's own).
+ */
+export function classifyCodexFailure(message: string, reconnects: number): ErrorClass | null {
+  const status = CODEX_STATUS.exec(message);
+  if (status?.[1]) return classifyHttpStatus(Number(status[1]));
+  if (/^stream disconnected before completion/.test(message)) return 'truncated';
+  if (reconnects > 0 || CODEX_SERVER_ERROR.test(message)) return 'unavailable';
+  return null;
 }
 
 /** Whether a Node/undici errno code means the endpoint could not be reached. */
@@ -122,11 +175,7 @@ export function classifySdkError(err: unknown, streamStarted: boolean): SdkError
     return { cls: 'timeout', why: 'connection timeout', retryAfterHeader: null };
   if (typeof e.status === 'number') {
     const status = e.status;
-    const byType = classifyProviderErrorType(providerType(e));
-    const cls =
-      status >= 500 || status === 429 || status === 408
-        ? classifyHttpStatus(status)
-        : (byType ?? classifyHttpStatus(status));
+    const cls = classifyStatusAndType(status, providerType(e));
     return { cls, why: `HTTP ${status}`, retryAfterHeader: header };
   }
   const type = providerType(e);

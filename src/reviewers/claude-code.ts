@@ -1,19 +1,26 @@
 /**
  * The claude-code preset: Claude Code run headless, `claude -p --output-format
- * json`, the prompt on stdin. It prints one result envelope:
- * `{"type":"result","subtype":"success"|"error_max_turns"|"error_during_execution"|"error_max_budget_usd"|...,
- *   "is_error":bool,"result":"<final text>","total_cost_usd":n,"modelUsage":{"<model>":{...}}}`.
- * Only `subtype: "success"` with `is_error: false` is a reply; everything else
- * is `failed`, never a pass.
+ * stream-json --verbose`, the prompt on stdin. It prints JSON lines: a
+ * `system` init, `assistant` messages (`message.model` is the model that
+ * answered), then one result envelope:
+ * `{"type":"result","subtype":"success"|"error_max_turns"|"error_max_budget_usd"|...,
+ *   "is_error":bool,"result":"<final text>","total_cost_usd":n,"modelUsage":{"<model asked for>":{...}},
+ *   "api_error_status":429|500|...|null,"api_error_type":"rate_limit_error"|...,"api_error":"connection_failed"|...}`.
+ * Only `subtype: "success"` with `is_error: false` is a reply. An API failure
+ * the envelope names is classed as the API's (rate_limited, unavailable, ...);
+ * any other error is `failed`, never a pass.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
+import { classifyClaudeApiError } from './classify.js';
 import type { OutputReader } from './command.js';
 import { fail, finishText } from './reply-result.js';
 
 /** The argv revloop runs: `cfg.command` (default `["claude"]`) then the headless flags. */
 export function claudeCodeArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string[] {
-  const argv = [...(cfg.command ?? ['claude']), '-p', '--output-format', 'json'];
+  // stream-json, not json: the `json` envelope keys `modelUsage` by the model Claude Code asked
+  // for, so only the assistant messages of the stream say which model actually answered.
+  const argv = [...(cfg.command ?? ['claude']), '-p', '--output-format', 'stream-json', '--verbose'];
   if (cfg.model) argv.push('--model', cfg.model);
   // A fixer must edit files without a person there to approve each edit.
   if (role === 'fixer') argv.push('--permission-mode', 'acceptEdits');
@@ -27,27 +34,58 @@ interface ClaudeEnvelope {
   result?: unknown;
   total_cost_usd?: unknown;
   modelUsage?: unknown;
+  api_error_status?: unknown;
+  api_error_type?: unknown;
+  api_error?: unknown;
 }
 
-/** The envelope on stdout: the whole output, or its last JSON line (stream-json prints the result last). */
-function envelopeOf(stdout: string): ClaudeEnvelope | null {
-  const lines = stdout.trim().split('\n').reverse();
-  for (const candidate of [stdout.trim(), ...lines]) {
+interface ClaudeEvent extends ClaudeEnvelope {
+  parent_tool_use_id?: unknown;
+  message?: { model?: unknown } | undefined;
+}
+
+/** The JSON lines on stdout (the whole output when it is one `json` envelope); a cut last line is skipped. */
+function eventsOf(stdout: string): ClaudeEvent[] {
+  const events: ClaudeEvent[] = [];
+  for (const line of stdout.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('{')) continue;
     try {
-      const v = JSON.parse(candidate) as ClaudeEnvelope;
-      if (v && typeof v === 'object' && v.type === 'result') return v;
+      const v = JSON.parse(t) as ClaudeEvent;
+      if (v && typeof v === 'object') events.push(v);
     } catch {
-      // not this one
+      // a partial last line from a killed process
     }
   }
-  return null;
+  return events;
 }
 
 /**
- * The model that answered: the pinned one if Claude Code used it, else the
- * model with the most output tokens (side tasks may use a smaller model).
+ * The model that served the main conversation, from the assistant messages
+ * (subagents, `parent_tool_use_id` set, may use other models by design;
+ * `<synthetic>` marks a message Claude Code made up itself, e.g. for an API
+ * error). Any model other than the pin wins, so a reroute on any turn is
+ * drift. Undefined when the stream holds no such message.
  */
-function servedModel(usage: unknown, pinned: string | undefined): string | null {
+function streamedModel(events: ClaudeEvent[], pinned: string | undefined): string | undefined {
+  let seen: string | undefined;
+  for (const e of events) {
+    if (e.type !== 'assistant' || (e.parent_tool_use_id != null && e.parent_tool_use_id !== '')) continue;
+    const m = e.message?.model;
+    if (typeof m !== 'string' || m === '' || m === '<synthetic>') continue;
+    if (pinned !== undefined && m !== pinned) return m;
+    seen = m;
+  }
+  return seen;
+}
+
+/**
+ * Without an event stream (a wrapper printing the `json` envelope only), the
+ * best there is: the pinned model if `modelUsage` names it, else the one with
+ * most output tokens. `modelUsage` is keyed by the model asked for, so this
+ * cannot see a reroute; stream-json can.
+ */
+function usageModel(usage: unknown, pinned: string | undefined): string | null {
   if (!usage || typeof usage !== 'object') return null;
   const entries = Object.entries(usage as Record<string, { outputTokens?: unknown }>);
   if (entries.length === 0) return null;
@@ -57,7 +95,8 @@ function servedModel(usage: unknown, pinned: string | undefined): string | null 
 }
 
 export const readClaudeCode: OutputReader = ({ stdout, code }, finish) => {
-  const env = envelopeOf(stdout);
+  const events = eventsOf(stdout);
+  const env = events.findLast((e) => e.type === 'result');
   if (!env) {
     if (code !== 0) return null;
     return fail('malformed', finish.label, 'claude-code printed no result envelope');
@@ -80,6 +119,9 @@ export const readClaudeCode: OutputReader = ({ stdout, code }, finish) => {
   if (subtype !== 'success' || env.is_error !== false) {
     const said =
       typeof env.result === 'string' && env.result.trim() ? `: ${env.result.trim().slice(0, 300)}` : '';
+    // Claude Code gave up on the model API (after its own retries, if any): revloop's retry path decides.
+    const api = classifyClaudeApiError(env.api_error_status, env.api_error_type, env.api_error);
+    if (api) return fail(api, finish.label, `claude-code: the model API failed (${apiWhat(env)})${said}`);
     return fail(
       'failed',
       finish.label,
@@ -90,7 +132,14 @@ export const readClaudeCode: OutputReader = ({ stdout, code }, finish) => {
     return fail('failed', finish.label, 'claude-code envelope has no final result');
   return finishText(env.result, {
     ...finish,
-    servedModel: servedModel(env.modelUsage, finish.pinnedModel),
+    servedModel: streamedModel(events, finish.pinnedModel) ?? usageModel(env.modelUsage, finish.pinnedModel),
     costUsd: cost,
   });
 };
+
+function apiWhat(env: ClaudeEnvelope): string {
+  const parts = [env.api_error_status, env.api_error_type, env.api_error].filter(
+    (v) => (typeof v === 'number' || typeof v === 'string') && v !== '',
+  );
+  return parts.join(' ');
+}

@@ -4,10 +4,16 @@
  * `turn.started`, `item.started|updated|completed` (the answer is an item of
  * type `agent_message` with `text`), then `turn.completed` with token `usage`,
  * or `turn.failed` with `error.message`; `error` events report stream
- * trouble. Only a completed turn with a final agent message is a reply.
+ * trouble (`Reconnecting... n/m (...)` while Codex retries). Only a completed
+ * turn with a final agent message is a reply. A failed turn that names an
+ * HTTP status or an outage is classed as the API's (see classify.ts). Codex
+ * reports the model it was served only when it differs from the one it asked
+ * for, as an `error` item `model rerouted: <asked> -> <served>`: that is the
+ * served model; without one, the model asked for (the pin) is.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
+import { classifyCodexFailure } from './classify.js';
 import type { OutputReader } from './command.js';
 import { fail, finishText, tokenCost } from './reply-result.js';
 
@@ -21,9 +27,12 @@ export function codexArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string
   return argv;
 }
 
+/** `model rerouted: gpt-a -> gpt-b (reason)`: the second id is the model that answered. */
+const REROUTED = /^model rerouted: \S+ -> (\S+)/;
+
 interface CodexEvent {
   type?: unknown;
-  item?: { type?: unknown; text?: unknown } | undefined;
+  item?: { type?: unknown; text?: unknown; message?: unknown } | undefined;
   usage?: { input_tokens?: unknown; output_tokens?: unknown } | undefined;
   error?: { message?: unknown } | undefined;
   message?: unknown;
@@ -48,14 +57,25 @@ export function readCodexWith(prices: AgentConfig['prices']): OutputReader {
     let completed: CodexEvent | null = null;
     let failed: string | null = null;
     let lastError: string | null = null;
+    let reconnects = 0;
+    let rerouted: string | null = null;
     for (const e of events) {
       if (e.type === 'item.completed' && e.item?.type === 'agent_message' && typeof e.item.text === 'string')
         message = e.item.text;
+      else if (e.type === 'item.completed' && e.item?.type === 'error' && typeof e.item.message === 'string')
+        rerouted = REROUTED.exec(e.item.message)?.[1] ?? rerouted;
       else if (e.type === 'turn.completed') completed = e;
       else if (e.type === 'turn.failed') failed = String(e.error?.message ?? 'turn failed');
-      else if (e.type === 'error') lastError = String(e.message ?? e.error?.message ?? 'error');
+      else if (e.type === 'error') {
+        lastError = String(e.message ?? e.error?.message ?? 'error');
+        if (lastError.startsWith('Reconnecting...')) reconnects++;
+      }
     }
-    if (failed !== null) return fail('failed', finish.label, `codex turn failed: ${failed.slice(0, 300)}`);
+    if (failed !== null) {
+      const cls = classifyCodexFailure(failed, reconnects) ?? 'failed';
+      const retried = reconnects > 0 ? ` (after ${reconnects} reconnect${reconnects === 1 ? '' : 's'})` : '';
+      return fail(cls, finish.label, `codex turn failed${retried}: ${failed.slice(0, 300)}`);
+    }
     if (!completed) {
       const why = lastError ? `: ${lastError.slice(0, 300)}` : '';
       return fail('failed', finish.label, `codex ended without a completed turn${why}`);
@@ -64,6 +84,8 @@ export function readCodexWith(prices: AgentConfig['prices']): OutputReader {
       return fail('failed', finish.label, 'codex completed its turn without a final message');
     const input = Number(completed.usage?.input_tokens ?? 0) || 0;
     const output = Number(completed.usage?.output_tokens ?? 0) || 0;
-    return finishText(message, { ...finish, servedModel: null, costUsd: tokenCost(prices, input, output) });
+    // Codex checks the served model itself and says when it differs; silence means it got the one it asked for.
+    const served = rerouted ?? finish.pinnedModel ?? null;
+    return finishText(message, { ...finish, servedModel: served, costUsd: tokenCost(prices, input, output) });
   };
 }

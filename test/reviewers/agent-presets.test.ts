@@ -22,18 +22,20 @@ const codex = (mode: string, over: Partial<AgentConfig> = {}, role: Role = 'refu
   ).call(callRequest({ name: 'cx', role }));
 
 describe('claude-code preset', () => {
-  it('defaults to headless claude with JSON output, the pin and fixer edit permission', () => {
+  it('defaults to headless claude streaming its events (the served model is in them), the pin and fixer edit permission', () => {
     expect(claudeCodeArgv({ adapter: 'claude-code' }, 'reviewer')).toEqual([
       'claude',
       '-p',
       '--output-format',
-      'json',
+      'stream-json',
+      '--verbose',
     ]);
     expect(claudeCodeArgv({ adapter: 'claude-code', model: 'm1' }, 'fixer')).toEqual([
       'claude',
       '-p',
       '--output-format',
-      'json',
+      'stream-json',
+      '--verbose',
       '--model',
       'm1',
       '--permission-mode',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  classifyClaudeApiError,
+  classifyCodexFailure,
   classifyExit,
   classifyHttpStatus,
   classifyProviderErrorType,
@@ -75,5 +77,36 @@ describe('classification table', () => {
         .cls,
     ).toBe('unavailable');
     expect(classifySdkError(new Error('weird'), false).cls).toBe('failed');
+  });
+});
+
+describe('agent CLI failures (issue 15, point 5)', () => {
+  it('Claude Code: api_error_status and api_error_type as the API sent them; no response is an outage', () => {
+    expect(classifyClaudeApiError(429, 'rate_limit_error', undefined)).toBe('rate_limited');
+    expect(classifyClaudeApiError(500, 'api_error', undefined)).toBe('unavailable');
+    expect(classifyClaudeApiError(529, 'overloaded_error', undefined)).toBe('unavailable');
+    expect(classifyClaudeApiError(401, 'authentication_error', undefined)).toBe('failed');
+    expect(classifyClaudeApiError(null, null, 'connection_failed')).toBe('unavailable');
+    expect(classifyClaudeApiError(null, null, 'stream_idle_timeout')).toBe('timeout');
+    // An error of Claude Code's own (no API failure named) is left to the adapter: failed.
+    expect(classifyClaudeApiError(null, null, undefined)).toBeNull();
+  });
+
+  it("Codex: the status in turn.failed's message, its reconnects, its 5xx and cut-stream wording", () => {
+    expect(classifyCodexFailure('exceeded retry limit, last status: 429 Too Many Requests', 0)).toBe(
+      'rate_limited',
+    );
+    expect(classifyCodexFailure('unexpected status 503 Service Unavailable: x, url: y', 0)).toBe(
+      'unavailable',
+    );
+    expect(classifyCodexFailure('unexpected status 401 Unauthorized: x', 0)).toBe('failed');
+    expect(
+      classifyCodexFailure('We’re currently experiencing high demand, which may cause temporary errors.', 0),
+    ).toBe('unavailable');
+    expect(classifyCodexFailure('something odd', 2)).toBe('unavailable');
+    expect(classifyCodexFailure('stream disconnected before completion: upstream fell over', 0)).toBe(
+      'truncated',
+    );
+    expect(classifyCodexFailure('usage limit reached', 0)).toBeNull();
   });
 });

@@ -19,7 +19,7 @@ store: sqlite:.revloop/ledger.db      # or postgres://user@host/db for many CI r
 
 reviewers:                            # every reviewer runs every round, in this order
   - name: correctness
-    adapter: claude-code              # runs \`claude -p --output-format json\` (prompt on stdin)
+    adapter: claude-code              # runs \`claude -p --output-format stream-json --verbose\` (prompt on stdin)
     # model: claude-sonnet-4-5        # pin it: a reply from another model fails the run (model drift)
   # - name: standards
   #   adapter: openai                 # any OpenAI-compatible endpoint
