@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { renderSvgChart } from '../../report/chart-svg.js';
 import {
+  OVERRIDE_KEYS,
   renderSimReport,
   resolveParams,
   type SimOverrides,
@@ -17,23 +18,6 @@ interface SimOptions extends Record<string, unknown> {
   svg?: string;
   json?: boolean;
 }
-
-const OVERRIDE_KEYS = [
-  'trials',
-  'seed',
-  'reviewers',
-  'defects',
-  'detection',
-  'falsePositive',
-  'vague',
-  'inflation',
-  'oscillation',
-  'fixSuccess',
-  'refuterAccuracy',
-  'cap',
-  'maxRounds',
-  'upgrades',
-] as const;
 
 const sim: Command<SimOptions> = async (_args, opts, io) => {
   const overrides: SimOverrides = {};
