@@ -14,7 +14,7 @@ export {
   readCalibration,
 } from './analyze.js';
 export { RoundLogError } from './errors.js';
-export { analyzeChartSpec, renderAnalyzeReport } from './report.js';
+export { analyzeChartSpec, analyzeVerdict, cellText, renderAnalyzeReport } from './report.js';
 export {
   jsonPath,
   type ParsedRoundLog,
@@ -24,3 +24,4 @@ export {
   RoundLogSchema,
   SEVERITIES,
 } from './schema.js';
+export { countRuleProgress, countRuleStep, liveStopAt } from './stop-rule.js';

@@ -18,11 +18,18 @@ export function countRuleProgress(blocking: readonly number[]): boolean[] {
 export const countRuleStep = (prev: number, cur: number): boolean => !(prev > 0 && cur >= prev);
 
 /**
- * The first round (1-based) at which the rule fires over `progress`, or null.
- * Each round looks at a window-sized tail only, so a long log is linear.
+ * The first round (1-based) at which the live decision stops for no progress,
+ * or null: a round with open blockers whose last `window` rounds made no
+ * progress (a round with none is clear first, as in `decideRound`). Each
+ * round looks at a window-sized tail only, so a long log is linear.
  */
-export function firstStop(progress: readonly boolean[], window: number): number | null {
+export function liveStopAt(
+  blocking: readonly number[],
+  progress: readonly boolean[],
+  window: number,
+): number | null {
   for (let k = 0; k < progress.length; k++) {
+    if ((blocking[k] ?? 0) === 0) continue;
     if (stopRuleFires(progress.slice(Math.max(0, k + 1 - window), k + 1), window)) return k + 1;
   }
   return null;

@@ -6,7 +6,7 @@
  * `document.body.dataset.redrawMs`.
  */
 import './zod-jitless.js';
-import { type AnalyzeResult, analyzeParsed, parseRoundLogText } from '../../analyze/index.js';
+import { type AnalyzeResult, analyzeParsed, analyzeVerdict, parseRoundLogText } from '../../analyze/index.js';
 import {
   OUTCOME_ROWS,
   PRESET_NAMES,
@@ -239,20 +239,6 @@ const analyzeOut = h('div', { id: 'analyze-out' });
 let analyzeChart: LineChart | null = null;
 const analyzeChartHost = h('div', { class: 'chart', id: 'analyze-chart' });
 
-function verdict(r: AnalyzeResult): string {
-  if (r.rounds.length === 0) return 'The log has no rounds.';
-  const parts = [
-    r.converged
-      ? `Converged: the last round (${r.rounds.length}) has no blocker.`
-      : `Not converged: round ${r.rounds.length} still has ${r.rounds[r.rounds.length - 1]!.blocking} blocker(s).`,
-    r.divergentRounds.length ? `Divergent rounds: ${r.divergentRounds.join(', ')}.` : 'No divergent round.',
-    r.stopRuleFiredAt === null
-      ? 'The stop rule would not fire.'
-      : `The stop rule fires at round ${r.stopRuleFiredAt}.`,
-  ];
-  return parts.join(' ');
-}
-
 function analyzeText(text: string): void {
   if (!text.trim()) {
     replace(analyzeOut);
@@ -268,7 +254,7 @@ function analyzeText(text: string): void {
   const series = [{ label: 'blocking', color: COLORS[2]!, values: r.rounds.map((x) => x.blocking) }];
   replace(
     analyzeOut,
-    h('p', { id: 'analyze-verdict' }, verdict(r)),
+    h('p', { id: 'analyze-verdict' }, analyzeVerdict(r)),
     h('div', { class: 'card' }, analyzeChartHost),
     h('h3', {}, 'Calibration ledger'),
     ledgerTable(r.reviewers, 'analyze-ledger'),
