@@ -18,8 +18,10 @@ export { analyzeChartSpec, analyzeVerdict, cellText, renderAnalyzeReport } from 
 export {
   jsonPath,
   type ParsedRoundLog,
+  parseJsonText,
   parseRoundLog,
   parseRoundLogText,
+  parseWith,
   RoundLogFindingSchema,
   RoundLogSchema,
   SEVERITIES,

@@ -74,11 +74,11 @@ function describe(v: unknown): string {
 }
 
 /**
- * Validates a parsed JSON document as a round log.
+ * Validates a parsed JSON document against `schema`.
  * @throws RoundLogError naming the JSON path of the first bad field.
  */
-export function parseRoundLog(doc: unknown): ParsedRoundLog {
-  const res = RoundLogSchema.safeParse(doc);
+export function parseWith<T>(schema: z.ZodType<T>, doc: unknown): T {
+  const res = schema.safeParse(doc);
   if (res.success) return res.data;
   const issue = res.error.issues[0]!;
   const path = issue.path;
@@ -99,16 +99,26 @@ export function parseRoundLog(doc: unknown): ParsedRoundLog {
 }
 
 /**
+ * Validates a parsed JSON document as a round log.
+ * @throws RoundLogError naming the JSON path of the first bad field.
+ */
+export function parseRoundLog(doc: unknown): ParsedRoundLog {
+  return parseWith(RoundLogSchema, doc);
+}
+
+/** JSON text as a value; a UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    throw new RoundLogError('$', `not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
  * Parses round-log text (a file or stdin).
  * @throws RoundLogError at `$` when the text is not JSON, or at the first bad field.
  */
 export function parseRoundLogText(text: string): ParsedRoundLog {
-  let doc: unknown;
-  try {
-    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON.
-    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    throw new RoundLogError('$', `not valid JSON (${(err as Error).message})`);
-  }
-  return parseRoundLog(doc);
+  return parseRoundLog(parseJsonText(text));
 }

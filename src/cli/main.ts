@@ -234,6 +234,7 @@ program
   .option('--stop-window <n>', "the live policy's stopWindow")
   .option('--shrink-ratio <r>', "the live policy's shrinkRatio")
   .option('--stop-rule <r>', "evidence (the live rule) | count (the seed's rate rule)")
+  .option('--fit <files...>', 'estimate the environment from exported round logs, then simulate that team')
   .option('--svg <file>', 'write the chart as SVG')
   .option('--json', 'print one JSON document')
   .action(lazy('sim'));

@@ -2,6 +2,18 @@
  * Loop Lab's simulator: a seeded Monte-Carlo model of the review loop
  * (docs/sim.md). Imports nothing from Node, so the dashboard runs it as is.
  */
+
+export {
+  FITTED,
+  type FitEstimate,
+  type FitFinding,
+  type FitLog,
+  type FitResult,
+  type Fitted,
+  fitRoundLogs,
+  renderFitReport,
+} from './fit.js';
+export { parseFitText } from './fit-input.js';
 export {
   DEFAULT_PARAMS,
   ENVIRONMENT_KEYS,
@@ -32,6 +44,7 @@ export {
   sideLabels,
   simChartSpec,
 } from './report.js';
+export { type SimRoundLog, simulateRoundLogs } from './sim-logs.js';
 export { type Interval, type SideSummary, type SimResult, simulate } from './simulate.js';
 export { bootstrapMeans, quantileSorted, wilson } from './stats.js';
 export {

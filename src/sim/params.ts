@@ -66,7 +66,7 @@ export const DEFAULT_PARAMS: Readonly<SimParams> = Object.freeze({
   seed: 1,
   reviewers: 3,
   defects: 4,
-  regions: 12,
+  regions: 40,
   detection: 0.75,
   falsePositive: 0.15,
   vague: 0.3,
@@ -113,7 +113,7 @@ export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Obje
   healthy: {
     reviewers: 3,
     defects: 3,
-    regions: 12,
+    regions: 40,
     detection: 0.8,
     falsePositive: 0.02,
     vague: 0.1,
@@ -128,7 +128,7 @@ export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Obje
   hostile: {
     reviewers: 3,
     defects: 4,
-    regions: 12,
+    regions: 40,
     detection: 0.7,
     falsePositive: 0.35,
     vague: 0.4,
@@ -143,7 +143,7 @@ export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Obje
   oscillating: {
     reviewers: 3,
     defects: 3,
-    regions: 12,
+    regions: 40,
     detection: 0.8,
     falsePositive: 0.05,
     vague: 0.3,
@@ -158,7 +158,7 @@ export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Obje
   inflating: {
     reviewers: 3,
     defects: 3,
-    regions: 12,
+    regions: 40,
     detection: 0.8,
     falsePositive: 0.05,
     vague: 0.2,

@@ -42,6 +42,23 @@ const LANE_REWORK = 2;
 const DEFECT = 0;
 const FALSE = 1;
 const CONFLICT = 2;
+// What became of a raised finding.
+const BLOCKED = 0;
+const REFUTED = 1;
+const GATED = 2;
+const SCOPED = 3;
+
+/** One finding as a simulated round log carries it (the export's fields `analyze` and `--fit` read). */
+export interface SimLogFinding {
+  reviewer: string;
+  severity: 'MAJOR' | 'MODERATE';
+  overturned: boolean;
+  refuted: boolean;
+  demotedBy: 'no_scenario' | 'scope_lock' | null;
+  blockedInRound: boolean;
+  file: string;
+  line: number;
+}
 /** Regions lie this many lines apart in the facts given to core, well beyond its re-raise slack. */
 const LINE_STEP = 10;
 /** The diff's changed lines per region at the start, and its growth per rework round. */
@@ -69,6 +86,7 @@ export class TrialState {
   private readonly rng = new Mulberry32();
   private readonly visible: Uint8Array;
   private readonly defectRegion: Int32Array;
+  private readonly order: Int32Array;
   private readonly open: Uint8Array;
   private readonly conflict: Uint8Array;
   private openConflicts = 0;
@@ -88,6 +106,9 @@ export class TrialState {
   private rN = 0;
   private readonly rRev: Int32Array;
   private readonly rReg: Int32Array;
+  /** Per raised finding: reported MODERATE (1) or MAJOR (0), and what became of it (a FATE). */
+  private readonly rModerate: Uint8Array;
+  private readonly rFate: Uint8Array;
   private pN = 0;
   private readonly pRev: Int32Array;
   private readonly pReg: Int32Array;
@@ -133,6 +154,7 @@ export class TrialState {
     this.u3 = upgrades.includes('U3');
     this.visible = new Uint8Array(R * D);
     this.defectRegion = new Int32Array(D);
+    this.order = new Int32Array(G);
     this.open = new Uint8Array(D);
     this.conflict = new Uint8Array(R * G);
     this.changedAt = new Int32Array(G);
@@ -147,6 +169,8 @@ export class TrialState {
     this.bItem = new Int32Array(most);
     this.rRev = new Int32Array(most);
     this.rReg = new Int32Array(most);
+    this.rModerate = new Uint8Array(most);
+    this.rFate = new Uint8Array(most);
     this.pRev = new Int32Array(most);
     this.pReg = new Int32Array(most);
     this.diffLines = LINES_PER_REGION * G;
@@ -157,10 +181,23 @@ export class TrialState {
   reset(trial: number): this {
     const { p, R, D, G } = this;
     this.trial = trial;
+    for (let g = 0; g < G; g++) this.order[g] = g;
     // Who can see which defect, and where each defect sits, are drawn once: a fresh context re-reads the same diff.
     this.rng.reseed(streamSeed(p.seed, trial, 0));
     for (let k = 0; k < R * D; k++) this.visible[k] = this.rng.next() < p.detection ? 1 : 0;
-    for (let d = 0; d < D; d++) this.defectRegion[d] = Math.floor(this.rng.next() * G);
+    // Defects sit in distinct hunks while there are enough (a partial shuffle), then share them.
+    for (let d = 0; d < D; d++) {
+      const u = this.rng.next();
+      if (d >= G) {
+        this.defectRegion[d] = Math.floor(u * G);
+        continue;
+      }
+      const j = d + Math.floor(u * (G - d));
+      const pick = this.order[j]!;
+      this.order[j] = this.order[d]!;
+      this.order[d] = pick;
+      this.defectRegion[d] = pick;
+    }
     this.open.fill(1);
     this.conflict.fill(0);
     this.openConflicts = 0;
@@ -185,9 +222,12 @@ export class TrialState {
     return this.passedAt[i]! > 0 && this.changedAt[g]! < this.passedAt[i]!;
   }
 
-  private raise(i: number, g: number): void {
+  /** Records a finding reviewer `i` reported on region `g` and what became of it. */
+  private raise(i: number, g: number, moderate: number, fate: number): void {
     this.rRev[this.rN] = i;
-    this.rReg[this.rN++] = g;
+    this.rReg[this.rN] = g;
+    this.rModerate[this.rN] = moderate;
+    this.rFate[this.rN++] = fate;
     this.reported[i]! += 1;
   }
 
@@ -197,6 +237,29 @@ export class TrialState {
     this.bReg[this.bN] = g;
     this.bItem[this.bN++] = item;
     if (kind === FALSE) this.falseBlockers++;
+  }
+
+  private fate(gated: boolean, scoped: boolean, refuted: boolean): number {
+    return gated ? GATED : scoped ? SCOPED : refuted ? REFUTED : BLOCKED;
+  }
+
+  /** This round's findings in the round-log format `analyze` and `--fit` read (line = region). */
+  findings(): SimLogFinding[] {
+    const out: SimLogFinding[] = [];
+    for (let k = 0; k < this.rN; k++) {
+      const fate = this.rFate[k]!;
+      out.push({
+        reviewer: NAMES[this.rRev[k]!]!,
+        severity: this.rModerate[k] === 1 ? 'MODERATE' : 'MAJOR',
+        overturned: fate === REFUTED,
+        refuted: fate === REFUTED,
+        demotedBy: fate === GATED ? 'no_scenario' : fate === SCOPED ? 'scope_lock' : null,
+        blockedInRound: fate === BLOCKED,
+        file: 'diff',
+        line: this.rReg[k]! * LINE_STEP + 1,
+      });
+    }
+    return out;
   }
 
   /** Review, gate and refute: afterwards `blockerCount` is the round's blocking count. */
@@ -216,13 +279,17 @@ export class TrialState {
         const uRefute = rng.next();
         if (this.open[d] === 0 || this.visible[i * D + d] === 0) continue;
         const g = this.defectRegion[d]!;
-        this.raise(i, g);
         if (u1 && uVague < this.vague) {
+          this.raise(i, g, 0, GATED);
           this.demoted[d] = 1; // a MINOR now, fixed on the side
           continue;
         }
         // Under U3 a real defect stays in scope: its reviewer can say what the earlier pass missed.
-        if (u2 && uRefute >= acc) continue; // wrongly refuted: it stays in the code
+        if (u2 && uRefute >= acc) {
+          this.raise(i, g, 0, REFUTED); // wrongly refuted: it stays in the code
+          continue;
+        }
+        this.raise(i, g, 0, BLOCKED);
         if (this.blockedBy[d] === -1) this.blockedBy[d] = i;
         this.block(DEFECT, i, g, d);
       }
@@ -232,9 +299,13 @@ export class TrialState {
       const uFpRegion = rng.next();
       if (uFp < this.falsePositive) {
         const g = Math.floor(uFpRegion * G);
-        this.raise(i, g);
-        const kept = !(u1 && uFpVague < this.vagueFalse) && !(u3 && this.outOfScope(i, g));
-        if (kept && !(u2 && uFpRefute < acc)) this.block(FALSE, i, g, D + i);
+        const fate = this.fate(
+          u1 && uFpVague < this.vagueFalse,
+          u3 && this.outOfScope(i, g),
+          u2 && uFpRefute < acc,
+        );
+        this.raise(i, g, 0, fate);
+        if (fate === BLOCKED) this.block(FALSE, i, g, D + i);
       }
       const uInf = rng.next();
       const uGame = rng.next();
@@ -242,10 +313,14 @@ export class TrialState {
       const uInfRegion = rng.next();
       if (uInf < this.inflation) {
         const g = Math.floor(uInfRegion * G);
-        this.raise(i, g);
         // U1 is gameable: a nit that arrives with a plausible scenario passes the gate.
-        const kept = !(u1 && uGame >= this.gaming) && !(u3 && this.outOfScope(i, g));
-        if (kept && !(u2 && uInfRefute < acc)) this.block(FALSE, i, g, D + R + i);
+        const fate = this.fate(
+          u1 && uGame >= this.gaming,
+          u3 && this.outOfScope(i, g),
+          u2 && uInfRefute < acc,
+        );
+        this.raise(i, g, 1, fate);
+        if (fate === BLOCKED) this.block(FALSE, i, g, D + R + i);
       }
     }
     if (this.openConflicts > 0) {
@@ -253,13 +328,11 @@ export class TrialState {
         if (this.conflict[k] === 0) continue;
         const i = Math.floor(k / G);
         const g = k % G;
-        this.raise(i, g); // a conflict names the clause it violates: never vague
-        if (u3 && this.outOfScope(i, g)) {
-          this.conflictsDemoted++;
-          continue;
-        }
-        if (u2 && slotUniform(ckey, k, 0) >= acc) continue; // wrongly refuted: raised again next round
-        this.block(CONFLICT, i, g, k);
+        // A conflict names the clause it violates: never vague. Wrongly refuted, it is raised again next round.
+        const fate = this.fate(false, u3 && this.outOfScope(i, g), u2 && slotUniform(ckey, k, 0) >= acc);
+        this.raise(i, g, 1, fate);
+        if (fate === SCOPED) this.conflictsDemoted++;
+        if (fate === BLOCKED) this.block(CONFLICT, i, g, k);
       }
     }
     for (let i = 0; i < R; i++) if (this.reported[i] === 0) this.passedAt[i] = round;

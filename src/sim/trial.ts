@@ -7,11 +7,11 @@
 
 import { countRuleStep } from '../analyze/stop-rule.js';
 import { decideRound, type OpenBlocker, type RoundDecision } from '../core/decide.js';
-import { evaluateProgress, type ProgressFacts } from '../core/progress.js';
+import { evaluateProgress, type ProgressEvidence, type ProgressFacts } from '../core/progress.js';
 import type { SimParams, Upgrade } from './params.js';
-import { type TrialOutcome, TrialState } from './trial-state.js';
+import { type SimLogFinding, type TrialOutcome, TrialState } from './trial-state.js';
 
-export type { TrialOutcome, TrialStop } from './trial-state.js';
+export type { SimLogFinding, TrialOutcome, TrialStop } from './trial-state.js';
 export { TrialState } from './trial-state.js';
 
 /** What one round's decision was taken on: the facts core's functions read, and what they said. */
@@ -20,6 +20,10 @@ export interface RoundRecord {
   blocking: number;
   /** The evidence facts (evidence rule, round 2 on), else null. */
   facts: ProgressFacts | null;
+  /** What core's evaluateProgress made of them, else null. */
+  evidence: ProgressEvidence | null;
+  /** The round's findings as a round log carries them (built on demand). */
+  findings: () => SimLogFinding[];
   progress: boolean[];
   decision: RoundDecision;
 }
@@ -61,10 +65,12 @@ export function runTrial(p: SimParams, side: SideSpec, trial: number, state?: Tr
     s.review(round);
     const blockers = s.blockerCount;
     let facts: ProgressFacts | null = null;
+    let evidence: ProgressEvidence | null = null;
     if (round === 1) progress.push(true);
     else if (ruleOn && rule === 'evidence') {
       facts = s.progressFacts();
-      progress.push(evaluateProgress(facts).progress);
+      evidence = evaluateProgress(facts);
+      progress.push(evidence.progress);
     } else if (ruleOn && rule === 'count') progress.push(countRuleStep(s.blocking[round - 2]!, blockers));
     else progress.push(true);
     const decision: RoundDecision = decideRound({
@@ -76,7 +82,15 @@ export function runTrial(p: SimParams, side: SideSpec, trial: number, state?: Tr
       progress,
       stopWindow: p.stopWindow,
     });
-    side.onRound?.({ round, blocking: blockers, facts, progress: [...progress], decision });
+    side.onRound?.({
+      round,
+      blocking: blockers,
+      facts,
+      evidence,
+      findings: () => s.findings(),
+      progress: [...progress],
+      decision,
+    });
 
     if (decision.kind === 'stop' && decision.stopReason === 'clear') {
       s.fixMinorsAtStop(round);
