@@ -235,6 +235,7 @@ program
   .option('--shrink-ratio <r>', "the live policy's shrinkRatio")
   .option('--stop-rule <r>', "evidence (the live rule) | count (the seed's rate rule)")
   .option('--fit <files...>', 'estimate the environment from exported round logs, then simulate that team')
+  .option('--sweep', 'sweep stopWindow, shrinkRatio and upgrades on/off; recommend a policy')
   .option('--svg <file>', 'write the chart as SVG')
   .option('--json', 'print one JSON document')
   .action(lazy('sim'));

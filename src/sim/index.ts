@@ -48,6 +48,14 @@ export { type SimRoundLog, simulateRoundLogs } from './sim-logs.js';
 export { type Interval, type SideSummary, type SimResult, simulate } from './simulate.js';
 export { bootstrapMeans, quantileSorted, wilson } from './stats.js';
 export {
+  renderSweepReport,
+  SWEEP_RATIOS,
+  SWEEP_WINDOWS,
+  type SweepPoint,
+  type SweepResult,
+  sweep,
+} from './sweep.js';
+export {
   type RoundRecord,
   runTrial,
   type SideSpec,

@@ -11,10 +11,12 @@ import {
   parseFitText,
   renderFitReport,
   renderSimReport,
+  renderSweepReport,
   resolveParams,
   type SimOverrides,
   simChartSpec,
   simulate,
+  sweep,
 } from '../../sim/index.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
@@ -22,6 +24,7 @@ import { type Command, printJson } from '../io.js';
 interface SimOptions extends Record<string, unknown> {
   preset?: string;
   fit?: string[];
+  sweep?: boolean;
   svg?: string;
   json?: boolean;
 }
@@ -50,7 +53,14 @@ const sim: Command<SimOptions> = async (_args, opts, io) => {
   }
   // A fitted team replaces the preset's environment; explicit flags still win over both.
   const fit = opts.fit?.length ? fitRoundLogs(await readLogs(opts.fit, io.cwd)) : null;
-  const result = simulate(resolveParams(opts.preset ?? null, overrides, fit?.environment));
+  const params = resolveParams(opts.preset ?? null, overrides, fit?.environment);
+  if (opts.sweep) {
+    const swept = sweep(params);
+    if (opts.json) printJson(io, fit ? { fit, params, sweep: swept } : { params, sweep: swept });
+    else io.stdout(fit ? `${renderFitReport(fit)}\n${renderSweepReport(swept)}` : renderSweepReport(swept));
+    return Exit.ok;
+  }
+  const result = simulate(params);
   if (opts.svg) writeFileAtomic(resolve(io.cwd, opts.svg), renderSvgChart(simChartSpec(result)));
   if (opts.json) printJson(io, fit ? { fit, ...result } : result);
   else io.stdout(fit ? `${renderFitReport(fit)}\n${renderSimReport(result)}` : renderSimReport(result));
