@@ -15,6 +15,7 @@ import {
   SIDES,
   type SimParams,
   type SimResult,
+  STOP_RULES,
   sideLabels,
   simulate,
   UPGRADES,
@@ -229,6 +230,25 @@ const presetSelect = h(
   PRESET_NAMES.map((p) => h('option', { value: p }, p)),
 );
 
+// U4's rule: the live loop's evidence rule, or the seed's count rule.
+const stopRuleSelect = h(
+  'select',
+  {
+    id: 'stop-rule',
+    onchange: (e) => {
+      started = performance.now();
+      params = {
+        ...params,
+        stopRule: (e.target as HTMLSelectElement).value === 'count' ? 'count' : 'evidence',
+      };
+      run();
+    },
+  },
+  STOP_RULES.map((r) =>
+    h('option', { value: r }, r === 'evidence' ? 'evidence (the live rule)' : "count (the seed's rule)"),
+  ),
+);
+
 // ---- the round-log analyzer ----
 const logInput = h('textarea', {
   id: 'round-log',
@@ -298,7 +318,7 @@ replace(
   h(
     'p',
     { class: 'muted' },
-    'The Monte-Carlo model of `revloop sim`, running in this page: mean open blockers per round for a baseline (no upgrades, a round cap) against your configuration of upgrades.',
+    "The Monte-Carlo model of `revloop sim`, running in this page on the live loop's stop rule: mean open blockers per round for a baseline (no upgrades, uncapped and capped) against your configuration of upgrades, every side over the same horizon. Brackets are 95 % intervals.",
   ),
   h(
     'div',
@@ -307,6 +327,7 @@ replace(
       'div',
       { class: 'card', id: 'controls' },
       h('div', { class: 'field' }, 'Preset', presetSelect),
+      h('div', { class: 'field' }, 'Stop rule', stopRuleSelect),
       h('div', { class: 'toggles' }, UPGRADES.map(toggle)),
       SLIDERS.map(slider),
     ),
