@@ -1,28 +1,41 @@
 /**
  * Round logs to convergence and calibration: the empirical twin of the
  * simulator. Definitions are in docs/sim.md ("analyze"); each field below
- * names the rule it implements.
+ * names the rule it implements. Linear in the log's size.
  */
 import { type ParsedRoundLog, parseRoundLog } from './schema.js';
+import { countRuleProgress, liveStopAt } from './stop-rule.js';
 
 export interface AnalyzedRound {
   /** 1-based position in the log. */
   round: number;
-  /** MAJOR and MODERATE findings not overturned. */
+  /** Findings that blocked when the round was decided: a blocker overturned later stays counted. */
   blocking: number;
-  /** MINOR findings, overturned or not. */
+  /** MINOR findings as reported. */
   minor: number;
-  /** Overturned findings of any severity. */
+  /** Findings shown wrong, any severity: refuted before rework plus overturned later. */
   overturned: number;
+  /** Refuted before they cost a rework round (never blocking). */
+  refuted: number;
+  /** Blocked their round and were shown wrong afterwards: a round spent on a wrong blocker. */
+  overturnedLater: number;
+  /** Procedural demotions (scenario gate, scope lock): neither blocking nor overturned. */
+  demoted: number;
+  /** Progress by the rule applied (`stopRule`); round 1 is the baseline. */
+  progress: boolean;
 }
 
 export interface ReviewerCalibration {
   reviewer: string;
-  /** MAJOR and MODERATE findings raised, overturned or not. */
+  /** MAJOR and MODERATE findings raised, as the reviewer reported them. */
   blockersRaised: number;
-  /** Of those, how many were overturned. */
+  /** Of those, demoted by a procedure (gate, scope lock): not judged on their merit, not counted below. */
+  demoted: number;
+  refuted: number;
+  overturnedLater: number;
+  /** refuted + overturnedLater: the blockers that did not stand. */
   overturned: number;
-  /** overturned / blockersRaised, three decimals; 0 when none raised. */
+  /** overturned / (blockersRaised - demoted), three decimals; 0 when none was judged. */
   overturnRate: number;
   /** A plain-words judgement (thresholds: {@link readCalibration}). */
   read: string;
@@ -35,10 +48,22 @@ export interface AnalyzeResult {
   converged: boolean;
   /** The first round with no blocker, or null. */
   roundsToConverge: number | null;
-  /** Rounds k >= 2 whose blocking is not below round k-1's while round k-1's was above 0. */
+  /** Rounds k >= 2 whose blocking is not below round k-1's while round k-1's was above 0 (the seed's reading). */
   divergentRounds: number[];
-  /** The second of two consecutive divergent rounds (the first time it happens), or null. */
+  /** `evidence` when every round carries the live loop's recorded progress, else the seed's `count` rule. */
+  stopRule: 'evidence' | 'count';
+  /** The window the rule was applied with: the log's `stopWindow`, else 2. */
+  stopWindow: number;
+  /** Where the live decision (core's stop rule) stops on this log by `stopRule`, or null. */
   stopRuleFiredAt: number | null;
+  /** Where the seed's count rule would stop, for comparison, or null. */
+  countRuleFiredAt: number | null;
+  /** The stop reason the log records, or null. */
+  recordedStopReason: string | null;
+  /** Whether the analysis reproduces the recorded stop (no_progress at the last round, else never), or null. */
+  reproducesRecord: boolean | null;
+  /** Rounds that had at least one blocker overturned later. */
+  roundsOnWrongBlockers: number;
   /** Sorted by reviewer name (code-unit order). */
   reviewers: ReviewerCalibration[];
 }
@@ -47,71 +72,121 @@ export interface AnalyzeResult {
 export const INFLATING_RATE = 0.5;
 /** Overturn rate at or above which a reviewer reads as noisy. */
 export const NOISY_RATE = 0.2;
-/** Fewer blockers than this and the reading carries a weak-evidence note. */
+/** Fewer judged blockers than this and the reading carries a weak-evidence note. */
 export const FEW_BLOCKERS = 3;
+/** The seed's window: two consecutive rounds. */
+const SEED_WINDOW = 2;
 
 /** The plain-words reading of one reviewer's calibration (docs/sim.md states the thresholds). */
-export function readCalibration(raised: number, overturned: number): string {
-  if (raised === 0) return 'raised no blockers';
-  const rate = overturned / raised;
+export function readCalibration(judged: number, overturned: number): string {
+  if (judged === 0) return 'raised no blockers';
+  const rate = overturned / judged;
   let read: string;
   if (rate >= INFLATING_RATE) read = 'inflating: half or more of its blockers did not stand';
   else if (rate >= NOISY_RATE) read = 'noisy: one in five or more of its blockers did not stand';
   else if (overturned > 0) read = 'calibrated: almost all of its blockers stood';
   else read = 'calibrated: every blocker stood';
-  return raised < FEW_BLOCKERS ? `${read} (only ${raised} raised: weak evidence)` : read;
+  return judged < FEW_BLOCKERS ? `${read} (only ${judged} raised: weak evidence)` : read;
 }
 
 const isBlockingSeverity = (s: string) => s === 'MAJOR' || s === 'MODERATE';
 
+type Finding = ParsedRoundLog['rounds'][number]['findings'][number];
+
+/** What became of one finding, from the export's fields or, on a seed-format log, `overturned` alone. */
+function fateOf(f: Finding) {
+  const demoted = (f.demotedBy ?? null) !== null || f.because === 'demoted';
+  const refuted = f.refuted === true || f.because === 'refuted';
+  const later = f.overturned && !refuted && !demoted;
+  const blocked = f.blockedInRound ?? (isBlockingSeverity(f.severity) && !refuted && !demoted);
+  return { demoted, refuted, later, blocked };
+}
+
+interface Tally {
+  raised: number;
+  demoted: number;
+  refuted: number;
+  later: number;
+}
+
 /** Analyzes an already-validated round log. */
 export function analyzeParsed(log: ParsedRoundLog): AnalyzeResult {
-  const rounds: AnalyzedRound[] = log.rounds.map((r, i) => ({
-    round: i + 1,
-    blocking: r.findings.filter((f) => isBlockingSeverity(f.severity) && !f.overturned).length,
-    minor: r.findings.filter((f) => f.severity === 'MINOR').length,
-    overturned: r.findings.filter((f) => f.overturned).length,
-  }));
-
-  const divergentRounds: number[] = [];
-  let stopRuleFiredAt: number | null = null;
-  for (let k = 1; k < rounds.length; k++) {
-    const prev = rounds[k - 1]!.blocking;
-    if (prev > 0 && rounds[k]!.blocking >= prev) {
-      divergentRounds.push(k + 1);
-      if (stopRuleFiredAt === null && divergentRounds.includes(k)) stopRuleFiredAt = k + 1;
-    }
-  }
-  const last = rounds[rounds.length - 1];
-  const firstClear = rounds.find((r) => r.blocking === 0);
-
-  const tally = new Map<string, { raised: number; overturned: number }>();
-  for (const r of log.rounds) {
+  const tally = new Map<string, Tally>();
+  let wrongRounds = 0;
+  const rounds = log.rounds.map((r, i) => {
+    const out = {
+      round: i + 1,
+      blocking: 0,
+      minor: 0,
+      overturned: 0,
+      refuted: 0,
+      overturnedLater: 0,
+      demoted: 0,
+    };
     for (const f of r.findings) {
-      const t = tally.get(f.reviewer) ?? { raised: 0, overturned: 0 };
+      const fate = fateOf(f);
+      if (fate.blocked) out.blocking++;
+      if (f.severity === 'MINOR') out.minor++;
+      if (fate.refuted) out.refuted++;
+      if (fate.later && fate.blocked) out.overturnedLater++;
+      if (fate.demoted) out.demoted++;
+      if (fate.refuted || fate.later) out.overturned++;
+      const t = tally.get(f.reviewer) ?? { raised: 0, demoted: 0, refuted: 0, later: 0 };
       if (isBlockingSeverity(f.severity)) {
         t.raised++;
-        if (f.overturned) t.overturned++;
+        if (fate.demoted) t.demoted++;
+        else if (fate.refuted) t.refuted++;
+        else if (fate.later) t.later++;
       }
       tally.set(f.reviewer, t);
     }
-  }
+    if (out.overturnedLater > 0) wrongRounds++;
+    return out;
+  });
+  const blocking = rounds.map((r) => r.blocking);
+  const countProgress = countRuleProgress(blocking);
+  const window = log.stopWindow ?? SEED_WINDOW;
+  const evidence = rounds.length > 0 && log.rounds.every((r) => r.evidence != null);
+  const progress = evidence ? log.rounds.map((r) => r.evidence!.progress) : countProgress;
+  const stopRuleFiredAt = liveStopAt(blocking, progress, window);
+  const recorded = log.stopReason ?? null;
+
   const reviewers = [...tally.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([reviewer, t]) => ({
-      reviewer,
-      blockersRaised: t.raised,
-      overturned: t.overturned,
-      overturnRate: t.raised === 0 ? 0 : Number((t.overturned / t.raised).toFixed(3)),
-      read: readCalibration(t.raised, t.overturned),
-    }));
-
+    .map(([reviewer, t]): ReviewerCalibration => {
+      const judged = t.raised - t.demoted;
+      const overturned = t.refuted + t.later;
+      return {
+        reviewer,
+        blockersRaised: t.raised,
+        demoted: t.demoted,
+        refuted: t.refuted,
+        overturnedLater: t.later,
+        overturned,
+        overturnRate: judged === 0 ? 0 : Number((overturned / judged).toFixed(3)),
+        read: readCalibration(judged, overturned),
+      };
+    });
+  const last = rounds[rounds.length - 1];
+  const firstClear = rounds.find((r) => r.blocking === 0);
   return {
-    rounds,
+    rounds: rounds.map((r, k) => ({ ...r, progress: progress[k]! })),
     converged: last !== undefined && last.blocking === 0,
     roundsToConverge: firstClear?.round ?? null,
-    divergentRounds,
+    divergentRounds: countProgress.flatMap((p, k) => (p ? [] : [k + 1])),
+    stopRule: evidence ? 'evidence' : 'count',
+    stopWindow: window,
     stopRuleFiredAt,
+    countRuleFiredAt: liveStopAt(blocking, countProgress, window),
+    recordedStopReason: recorded,
+    // The live decision checks the stop rule before the budget, so any other stop means it never fired.
+    reproducesRecord:
+      recorded === null
+        ? null
+        : recorded === 'no_progress'
+          ? stopRuleFiredAt === rounds.length
+          : stopRuleFiredAt === null,
+    roundsOnWrongBlockers: wrongRounds,
     reviewers,
   };
 }

@@ -14,13 +14,16 @@ export {
   readCalibration,
 } from './analyze.js';
 export { RoundLogError } from './errors.js';
-export { analyzeChartSpec, renderAnalyzeReport } from './report.js';
+export { analyzeChartSpec, analyzeVerdict, cellText, renderAnalyzeReport } from './report.js';
 export {
   jsonPath,
   type ParsedRoundLog,
+  parseJsonText,
   parseRoundLog,
   parseRoundLogText,
+  parseWith,
   RoundLogFindingSchema,
   RoundLogSchema,
   SEVERITIES,
 } from './schema.js';
+export { countRuleProgress, countRuleStep, liveStopAt } from './stop-rule.js';

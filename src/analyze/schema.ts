@@ -7,14 +7,37 @@ import { RoundLogError } from './errors.js';
 
 export const SEVERITIES = ['MAJOR', 'MODERATE', 'MINOR'] as const;
 
+/**
+ * A finding: the seed's three fields, and what the ledger's export adds so
+ * history is kept (`overturned` alone means "shown wrong", not "never blocked").
+ */
 export const RoundLogFindingSchema = z.object({
   reviewer: z.string().min(1),
   severity: z.enum(SEVERITIES),
   overturned: z.boolean(),
+  /** Refuted before it cost a rework round: it did not block its round. */
+  refuted: z.boolean().optional(),
+  /** A procedural demotion (scenario gate, scope lock): not blocking, and not an overturn. */
+  demotedBy: z.enum(['no_scenario', 'scope_lock']).nullable().optional(),
+  /** Whether it blocked when its round was decided; when present it is the round's truth. */
+  blockedInRound: z.boolean().optional(),
+  /** Older exports say why a finding did not block ("demoted", "refuted", ...) instead. */
+  because: z.string().nullable().optional(),
 });
 
+/** The evidence a live round was decided on (the export's `rounds[].evidence`). */
+export const RoundLogEvidenceSchema = z.object({ progress: z.boolean() });
+
 export const RoundLogSchema = z.object({
-  rounds: z.array(z.object({ findings: z.array(RoundLogFindingSchema) })),
+  rounds: z.array(
+    z.object({
+      findings: z.array(RoundLogFindingSchema),
+      evidence: RoundLogEvidenceSchema.nullable().optional(),
+      decision: z.string().nullable().optional(),
+    }),
+  ),
+  stopReason: z.string().nullable().optional(),
+  stopWindow: z.number().int().min(1).nullable().optional(),
 });
 
 /** A round log after validation: only the fields analysis uses. */
@@ -51,11 +74,11 @@ function describe(v: unknown): string {
 }
 
 /**
- * Validates a parsed JSON document as a round log.
+ * Validates a parsed JSON document against `schema`.
  * @throws RoundLogError naming the JSON path of the first bad field.
  */
-export function parseRoundLog(doc: unknown): ParsedRoundLog {
-  const res = RoundLogSchema.safeParse(doc);
+export function parseWith<T>(schema: z.ZodType<T>, doc: unknown): T {
+  const res = schema.safeParse(doc);
   if (res.success) return res.data;
   const issue = res.error.issues[0]!;
   const path = issue.path;
@@ -65,7 +88,10 @@ export function parseRoundLog(doc: unknown): ParsedRoundLog {
   } else if (issue.code === 'invalid_type') {
     problem = `expected ${issue.expected}, got ${describe(valueAt(doc, path))}`;
   } else if (issue.code === 'too_small') {
-    problem = 'expected a non-empty string';
+    problem =
+      typeof valueAt(doc, path) === 'number'
+        ? `expected at least ${issue.minimum}`
+        : 'expected a non-empty string';
   } else {
     problem = issue.message;
   }
@@ -73,15 +99,26 @@ export function parseRoundLog(doc: unknown): ParsedRoundLog {
 }
 
 /**
+ * Validates a parsed JSON document as a round log.
+ * @throws RoundLogError naming the JSON path of the first bad field.
+ */
+export function parseRoundLog(doc: unknown): ParsedRoundLog {
+  return parseWith(RoundLogSchema, doc);
+}
+
+/** JSON text as a value; a UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    throw new RoundLogError('$', `not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
  * Parses round-log text (a file or stdin).
  * @throws RoundLogError at `$` when the text is not JSON, or at the first bad field.
  */
 export function parseRoundLogText(text: string): ParsedRoundLog {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new RoundLogError('$', `not valid JSON (${(err as Error).message})`);
-  }
-  return parseRoundLog(doc);
+  return parseRoundLog(parseJsonText(text));
 }

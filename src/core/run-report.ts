@@ -3,7 +3,7 @@
  * the record, every export format, replay and the dashboard.
  */
 import type { AttemptRow, EventRow, FindingRow, RoundRow, RunRow, StageRow, VerdictRow } from './ledger.js';
-import { isBlockingSeverity, type Severity } from './types.js';
+import { isBlockingSeverity, type Severity, type StopReason } from './types.js';
 
 export interface RunReport {
   run: RunRow;
@@ -40,15 +40,31 @@ export const CONTROLLER_REVIEWER = 'revloop';
 export const waitsForPerson = (f: FindingRow): boolean =>
   isBlocker(f) && f.settlement === null && (f.reviewer === CONTROLLER_REVIEWER || f.dispute !== null);
 
+/** How a finding's claim was shown wrong: by the refuter before any rework, or by a person later. */
+export type ShownWrong = 'refuted' | 'later' | null;
+
+export function shownWrong(f: FindingRow): ShownWrong {
+  if (f.refutation?.decision === 'refuted' && f.settlement?.decision !== 'upheld') return 'refuted';
+  if (f.settlement?.decision === 'overturned') return 'later';
+  return null;
+}
+
 /** One finding in the round-log format that `analyze` reads (DESIGN.md, "Simulator and analyzer"). */
 export interface RoundLogFinding {
   id: string;
   reviewer: string;
   /** The severity the reviewer reported, so calibration sees inflation. */
   severity: Severity;
-  /** Demoted by gating, refuted, or overturned by a person: the reviewer's claim did not stand as raised. */
+  /** The claim was shown wrong: refuted before rework, or overturned by a person later. A demotion is not. */
   overturned: boolean;
+  /** Refuted before it cost a rework round (kept apart from a claim shown wrong later). */
+  refuted: boolean;
+  /** A procedural demotion to MINOR (scenario gate, scope lock): says nothing about the claim's truth. */
+  demotedBy: 'no_scenario' | 'scope_lock' | null;
   effectiveSeverity: Severity;
+  /** It blocked when its round was decided (history: a later settlement does not change it). */
+  blockedInRound: boolean;
+  /** It still blocks as the run stands now. */
   blocking: boolean;
   file: string;
   line: number;
@@ -56,28 +72,82 @@ export interface RoundLogFinding {
   because: NotBlockingBecause;
 }
 
+/** What the live loop decided a round on (invariant 8), as the decide stage recorded it. */
+export interface RoundLogEvidence {
+  /** Progress of this round: true for round 1 (the baseline). */
+  progress: boolean;
+  checksNowPassing: string[];
+  fixed: string[];
+  settled: string[];
+  shrank: boolean;
+}
+
+export interface RoundLogRound {
+  round: number;
+  head: string;
+  /** Blockers open when the round was decided (the decide stage's count when recorded). */
+  blocking: number;
+  /** The progress evidence and the decision ("fix" or the stop reason); null when no decision was recorded. */
+  evidence: RoundLogEvidence | null;
+  decision: string | null;
+  findings: RoundLogFinding[];
+}
+
 export interface RoundLog {
   runId: string;
-  rounds: { round: number; head: string; blocking: number; findings: RoundLogFinding[] }[];
+  /** The run's stop reason and the policy its stop rule used, so `analyze` can reproduce the stop. */
+  stopReason: StopReason | null;
+  stopWindow: number | null;
+  shrinkRatio: number | null;
+  rounds: RoundLogRound[];
+}
+
+/** The fields of a recorded decide stage the round log reads (the loop's DecideResult has them). */
+interface RecordedDecide {
+  blocking: number;
+  openBlockers: { id: string }[];
+  evidence: { checksNowPassing: string[]; fixed: string[]; settled: string[]; shrank: boolean } | null;
+  progress: boolean[];
+  decision: { kind: 'fix' } | { kind: 'stop'; stopReason: string };
+}
+
+function recordedDecide(stages: readonly StageRow[] | undefined, round: number): RecordedDecide | null {
+  const s = stages?.find((x) => x.round === round && x.stage === 'decide');
+  const r = s?.result as Partial<RecordedDecide> | undefined;
+  if (!r || !Array.isArray(r.openBlockers) || !Array.isArray(r.progress) || !r.decision) return null;
+  return r as RecordedDecide;
 }
 
 /** The round log of a run: `revloop export --format rounds`, the escalation report and the record carry it. */
-export function roundLog(report: Pick<RunReport, 'run' | 'rounds' | 'findings'>): RoundLog {
+export function roundLog(
+  report: Pick<RunReport, 'run' | 'rounds' | 'findings'> & Partial<Pick<RunReport, 'stages'>>,
+): RoundLog {
   const rounds = [...report.rounds].sort((a, b) => a.round - b.round);
+  const policy = report.run.snapshot?.policy;
   return {
     runId: report.run.id,
-    rounds: rounds.map((r) => {
+    stopReason: report.run.stopReason ?? null,
+    stopWindow: policy?.stopWindow ?? null,
+    shrinkRatio: policy?.shrinkRatio ?? null,
+    rounds: rounds.map((r): RoundLogRound => {
+      const decide = recordedDecide(report.stages, r.round);
+      const open = decide ? new Set(decide.openBlockers.map((b) => b.id)) : null;
       const findings = report.findings
         .filter((f) => f.round === r.round)
         .sort((a, b) => (a.reviewer === b.reviewer ? a.index - b.index : a.reviewer < b.reviewer ? -1 : 1))
         .map((f): RoundLogFinding => {
           const because = notBlockingBecause(f);
+          const wrong = shownWrong(f);
           return {
             id: f.id,
             reviewer: f.reviewer,
             severity: f.reported.severity,
-            overturned: because === 'demoted' || because === 'refuted' || because === 'overturned',
+            overturned: wrong !== null,
+            refuted: wrong === 'refuted',
+            demotedBy: f.gate.kind === 'demoted' ? f.gate.rule : null,
             effectiveSeverity: f.severity,
+            // Without a recorded decision (a bare report) nothing tells when a settlement came: read it as it stands.
+            blockedInRound: open ? open.has(f.id) : because === null,
             blocking: because === null,
             file: f.reported.file,
             line: f.reported.line,
@@ -85,7 +155,22 @@ export function roundLog(report: Pick<RunReport, 'run' | 'rounds' | 'findings'>)
             because,
           };
         });
-      return { round: r.round, head: r.head, blocking: findings.filter((f) => f.blocking).length, findings };
+      return {
+        round: r.round,
+        head: r.head,
+        blocking: decide ? decide.blocking : findings.filter((f) => f.blockedInRound).length,
+        evidence: decide
+          ? {
+              progress: decide.progress[decide.progress.length - 1] ?? true,
+              checksNowPassing: decide.evidence?.checksNowPassing ?? [],
+              fixed: decide.evidence?.fixed ?? [],
+              settled: decide.evidence?.settled ?? [],
+              shrank: decide.evidence?.shrank ?? false,
+            }
+          : null,
+        decision: decide ? (decide.decision.kind === 'fix' ? 'fix' : decide.decision.stopReason) : null,
+        findings,
+      };
     }),
   };
 }

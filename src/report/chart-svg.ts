@@ -32,8 +32,9 @@ function niceMax(x: number): number {
 /** Renders `spec` as an SVG document string (with XML declaration, ending in a newline). */
 export function renderSvgChart(spec: ChartSpec, opts: SvgChartOptions = {}): string {
   const width = opts.width ?? 720;
-  const height = opts.height ?? 360;
-  const m = { left: 56, right: 20, top: 40, bottom: 64 };
+  const notes = spec.notes ?? [];
+  const height = (opts.height ?? 360) + 18 * notes.length;
+  const m = { left: 56, right: 20, top: 40, bottom: 64 + 18 * notes.length };
   const pw = width - m.left - m.right;
   const ph = height - m.top - m.bottom;
   const rounds = Math.max(1, ...spec.series.map((s) => s.values.length));
@@ -77,10 +78,15 @@ export function renderSvgChart(spec: ChartSpec, opts: SvgChartOptions = {}): str
       out.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${color}"/>`);
     }
     const lx = m.left + k * 180;
-    const ly = height - 14;
+    const ly = height - 14 - 18 * notes.length;
     out.push(
       `<line x1="${lx}" y1="${ly - 4}" x2="${lx + 20}" y2="${ly - 4}" stroke="${color}" stroke-width="2"/>`,
       `<text x="${lx + 26}" y="${ly}">${escapeXml(s.label)}</text>`,
+    );
+  });
+  notes.forEach((line, k) => {
+    out.push(
+      `<text x="${m.left}" y="${height - 14 - 18 * (notes.length - 1 - k)}">${escapeXml(line)}</text>`,
     );
   });
   out.push('</svg>');

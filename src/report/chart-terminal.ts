@@ -15,6 +15,8 @@ export interface ChartSpec {
   series: readonly ChartSeries[];
   /** Label of the horizontal axis; "round" when omitted. */
   xLabel?: string;
+  /** Lines printed under an SVG chart (Loop Lab's outcomes and intervals); the terminal chart leaves them out. */
+  notes?: readonly string[] | undefined;
 }
 
 export interface TerminalChartOptions {

@@ -8,8 +8,12 @@ import { UsageError } from '../core/errors.js';
 export const UPGRADES = ['U1', 'U2', 'U3', 'U4'] as const;
 export type Upgrade = (typeof UPGRADES)[number];
 
-export const PRESET_NAMES = ['healthy', 'hostile', 'oscillating'] as const;
+export const PRESET_NAMES = ['healthy', 'hostile', 'oscillating', 'inflating'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
+
+/** U4's rule: the live loop's evidence of progress, or the seed's rate rule on the blocking count. */
+export const STOP_RULES = ['evidence', 'count'] as const;
+export type StopRule = (typeof STOP_RULES)[number];
 
 /** Everything one `simulate` call depends on; same params, same result. */
 export interface SimParams {
@@ -18,24 +22,38 @@ export interface SimParams {
   reviewers: number;
   /** Real defects in the diff when the loop starts. */
   defects: number;
+  /** Hunks of the diff: the places a finding can sit, and the unit of "lines changed since a pass". */
+  regions: number;
   /** Chance that a given reviewer can see a given defect (drawn once per trial). */
   detection: number;
   /** Chance per reviewer per round of one plausible but wrong blocker. */
   falsePositive: number;
-  /** Share of findings (real or false) that state no concrete failure scenario. */
+  /** Share of real findings that state no concrete failure scenario. */
   vague: number;
+  /** Share of false positives that state no concrete failure scenario (scenarios correlate with truth). */
+  vagueFalse: number;
   /** Chance per reviewer per round of a nit reported as MODERATE. */
   inflation: number;
-  /** Chance that a blocker's rework trips another reviewer's standard. */
+  /** Share of inflated nits that arrive with a plausible scenario and so pass U1. */
+  gaming: number;
+  /** Chance that one rework (or a MINOR's side fix) trips another reviewer's standard. */
   oscillation: number;
   /** Chance that one rework attempt removes what it targets. */
   fixSuccess: number;
   /** Chance that the refuter (U2) judges a blocker correctly. */
   refuterAccuracy: number;
-  /** The baseline's round cap. */
+  /** Chance that a rework round removes code (the diff shrinks by a fraction drawn in (0, 0.5]). */
+  simplify: number;
+  /** The baseline's round cap (reported as its own column). */
   cap: number;
-  /** Simulation horizon: a trial still running here counts as not terminated. */
+  /** Simulation horizon, the same for every side: a trial still running here counts as not terminated. */
   maxRounds: number;
+  /** The live policy's `stopWindow`: rounds without progress that stop the loop. */
+  stopWindow: number;
+  /** The live policy's `shrinkRatio`: the share the diff must shrink by to count as progress. */
+  shrinkRatio: number;
+  /** What U4 applies: the live loop's evidence rule (default) or the seed's count rule. */
+  stopRule: StopRule;
   /** The configuration's upgrades (the baseline never has any). */
   upgrades: Upgrade[];
   /** The preset the values started from, or null. */
@@ -48,68 +66,118 @@ export const DEFAULT_PARAMS: Readonly<SimParams> = Object.freeze({
   seed: 1,
   reviewers: 3,
   defects: 4,
+  regions: 40,
   detection: 0.75,
   falsePositive: 0.15,
-  vague: 0.4,
+  vague: 0.3,
+  vagueFalse: 0.6,
   inflation: 0.1,
+  gaming: 0.1,
   oscillation: 0.15,
   fixSuccess: 0.8,
   refuterAccuracy: 0.85,
+  simplify: 0.1,
   cap: 10,
   maxRounds: 30,
+  stopWindow: 2,
+  shrinkRatio: 0.2,
+  stopRule: 'evidence',
   upgrades: [...UPGRADES],
   preset: null,
 });
 
-type Tunable = Omit<SimParams, 'trials' | 'seed' | 'cap' | 'maxRounds' | 'upgrades' | 'preset'>;
+/** The environment: what a preset sets and what `--fit` estimates. */
+export const ENVIRONMENT_KEYS = [
+  'reviewers',
+  'defects',
+  'regions',
+  'detection',
+  'falsePositive',
+  'vague',
+  'vagueFalse',
+  'inflation',
+  'gaming',
+  'oscillation',
+  'fixSuccess',
+  'refuterAccuracy',
+  'simplify',
+] as const;
+export type Environment = Pick<SimParams, (typeof ENVIRONMENT_KEYS)[number]>;
 
 /**
- * Presets change the environment only. `healthy` is the article's healthy
- * loop: calibrated reviewers (no false positives, inflation or oscillation), a
- * fixer that lands every fix and an accurate refuter, so the blocking count
- * strictly decreases by construction and U4 can never fire.
+ * Presets change the environment only. `healthy` is a calibrated team with a
+ * fixer and a refuter that are good but not perfect, so a stop rule can still
+ * fire on it by bad luck (its false-escalation rate is reported).
  */
-export const PRESETS: Readonly<Record<PresetName, Readonly<Tunable>>> = Object.freeze({
+export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Object.freeze({
   healthy: {
     reviewers: 3,
     defects: 3,
+    regions: 40,
     detection: 0.8,
-    falsePositive: 0,
+    falsePositive: 0.02,
     vague: 0.1,
-    inflation: 0,
-    oscillation: 0,
-    fixSuccess: 1,
-    refuterAccuracy: 1,
+    vagueFalse: 0.6,
+    inflation: 0.02,
+    gaming: 0.1,
+    oscillation: 0.02,
+    fixSuccess: 0.9,
+    refuterAccuracy: 0.95,
+    simplify: 0.1,
   },
   hostile: {
     reviewers: 3,
     defects: 4,
+    regions: 40,
     detection: 0.7,
     falsePositive: 0.35,
-    vague: 0.5,
+    vague: 0.4,
+    vagueFalse: 0.7,
     inflation: 0.3,
+    gaming: 0.2,
     oscillation: 0.1,
     fixSuccess: 0.7,
     refuterAccuracy: 0.85,
+    simplify: 0.1,
   },
   oscillating: {
     reviewers: 3,
     defects: 3,
+    regions: 40,
     detection: 0.8,
     falsePositive: 0.05,
     vague: 0.3,
+    vagueFalse: 0.6,
     inflation: 0.05,
+    gaming: 0.1,
     oscillation: 0.85,
     fixSuccess: 0.9,
     refuterAccuracy: 0.9,
+    simplify: 0.1,
+  },
+  inflating: {
+    reviewers: 3,
+    defects: 3,
+    regions: 40,
+    detection: 0.8,
+    falsePositive: 0.05,
+    vague: 0.2,
+    vagueFalse: 0.6,
+    inflation: 0.6,
+    gaming: 0.3,
+    oscillation: 0.1,
+    fixSuccess: 0.85,
+    refuterAccuracy: 0.85,
+    simplify: 0.1,
   },
 });
 
+type NumericKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule'>;
+
 /** Raw values as they come from flags or a form: strings or numbers, all optional. */
-export type SimOverrides = Partial<
-  Record<Exclude<keyof SimParams, 'upgrades' | 'preset'>, string | number>
-> & {
+export type SimOverrides = Partial<Record<NumericKey, string | number>> & {
   upgrades?: string | readonly string[];
+  stopRule?: string;
 };
 
 interface NumberRule {
@@ -119,21 +187,33 @@ interface NumberRule {
   max?: number;
 }
 
-const RULES: Record<Exclude<keyof SimParams, 'upgrades' | 'preset'>, NumberRule> = {
+const RULES: Record<NumericKey, NumberRule> = {
   trials: { flag: '--trials', kind: 'int', min: 1, max: 100_000 },
   seed: { flag: '--seed', kind: 'int', min: 0, max: 4_294_967_295 },
   reviewers: { flag: '--reviewers', kind: 'int', min: 1, max: 50 },
   defects: { flag: '--defects', kind: 'int', min: 0, max: 1000 },
+  regions: { flag: '--regions', kind: 'int', min: 1, max: 1000 },
   detection: { flag: '--detection', kind: 'prob' },
   falsePositive: { flag: '--false-positive', kind: 'prob' },
   vague: { flag: '--vague', kind: 'prob' },
+  vagueFalse: { flag: '--vague-false', kind: 'prob' },
   inflation: { flag: '--inflation', kind: 'prob' },
+  gaming: { flag: '--gaming', kind: 'prob' },
   oscillation: { flag: '--oscillation', kind: 'prob' },
   fixSuccess: { flag: '--fix-success', kind: 'prob' },
   refuterAccuracy: { flag: '--refuter-accuracy', kind: 'prob' },
+  simplify: { flag: '--simplify', kind: 'prob' },
   cap: { flag: '--cap', kind: 'int', min: 1, max: 1000 },
   maxRounds: { flag: '--max-rounds', kind: 'int', min: 1, max: 1000 },
+  stopWindow: { flag: '--stop-window', kind: 'int', min: 1, max: 100 },
+  shrinkRatio: { flag: '--shrink-ratio', kind: 'prob' },
 };
+
+/** Every key a caller may override (the CLI maps each flag to one). */
+export const OVERRIDE_KEYS = [...(Object.keys(RULES) as NumericKey[]), 'upgrades', 'stopRule'] as const;
+
+/** The flag that sets a numeric parameter (for messages that name it). */
+export const flagOf = (key: NumericKey): string => RULES[key].flag;
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -165,9 +245,7 @@ export function parseUpgrades(raw: string | readonly string[]): Upgrade[] {
     if (!(UPGRADES as readonly string[]).includes(p)) {
       throw new UsageError(
         `--upgrades: expected a comma-separated list of U1, U2, U3, U4 or "none", got ${JSON.stringify(p)}`,
-        {
-          flag: '--upgrades',
-        },
+        { flag: '--upgrades' },
       );
     }
     out.add(p as Upgrade);
@@ -175,42 +253,65 @@ export function parseUpgrades(raw: string | readonly string[]): Upgrade[] {
   return UPGRADES.filter((u) => out.has(u));
 }
 
+function parseStopRule(raw: string): StopRule {
+  if (!(STOP_RULES as readonly string[]).includes(raw)) {
+    throw new UsageError(
+      `--stop-rule: expected one of ${STOP_RULES.join(', ')}, got ${JSON.stringify(raw)}`,
+      {
+        flag: '--stop-rule',
+      },
+    );
+  }
+  return raw as StopRule;
+}
+
+/** The preset's environment; an unknown name is a usage error naming `--preset`. */
+export function presetEnvironment(preset: string): Environment {
+  if (!(PRESET_NAMES as readonly string[]).includes(preset)) {
+    throw new UsageError(
+      `--preset: expected one of ${PRESET_NAMES.join(', ')}, got ${JSON.stringify(preset)}`,
+      {
+        flag: '--preset',
+      },
+    );
+  }
+  return { ...PRESETS[preset as PresetName] };
+}
+
 /**
- * Builds validated parameters: defaults, then the preset's values, then each
- * explicit override. Throws UsageError naming the flag of the first bad value.
+ * Builds validated parameters: defaults, then the preset's values (or a
+ * fitted environment), then each explicit override. Throws UsageError naming
+ * the flag of the first bad value.
  */
-export function resolveParams(preset?: string | null, overrides: SimOverrides = {}): SimParams {
+export function resolveParams(
+  preset?: string | null,
+  overrides: SimOverrides = {},
+  environment?: Partial<Environment>,
+): SimParams {
   let base: SimParams = { ...DEFAULT_PARAMS, upgrades: [...DEFAULT_PARAMS.upgrades] };
   if (preset !== undefined && preset !== null) {
-    if (!(PRESET_NAMES as readonly string[]).includes(preset)) {
-      throw new UsageError(
-        `--preset: expected one of ${PRESET_NAMES.join(', ')}, got ${JSON.stringify(preset)}`,
-        {
-          flag: '--preset',
-        },
-      );
-    }
-    const name = preset as PresetName;
-    base = { ...base, ...PRESETS[name], preset: name };
+    base = { ...base, ...presetEnvironment(preset), preset: preset as PresetName };
   }
+  if (environment) base = { ...base, ...environment };
   const out: SimParams = { ...base };
-  for (const key of Object.keys(RULES) as (keyof typeof RULES)[]) {
+  for (const key of Object.keys(RULES) as NumericKey[]) {
     const raw = overrides[key];
     if (raw !== undefined) out[key] = parseNumber(raw, RULES[key]);
   }
   if (overrides.upgrades !== undefined) out.upgrades = parseUpgrades(overrides.upgrades);
+  if (overrides.stopRule !== undefined) out.stopRule = parseStopRule(overrides.stopRule);
   return validateParams(out);
 }
 
 /** Checks every value of already-typed params (the dashboard builds them directly); returns them. */
 export function validateParams(p: SimParams): SimParams {
-  for (const key of Object.keys(RULES) as (keyof typeof RULES)[]) parseNumber(p[key], RULES[key]);
+  for (const key of Object.keys(RULES) as NumericKey[]) parseNumber(p[key], RULES[key]);
   parseUpgrades(p.upgrades);
-  const out = p;
-  if (out.maxRounds < out.cap) {
-    throw new UsageError(`--max-rounds: must be at least the cap (${out.cap}), got ${out.maxRounds}`, {
+  parseStopRule(p.stopRule);
+  if (p.maxRounds < p.cap) {
+    throw new UsageError(`--max-rounds: must be at least the cap (${p.cap}), got ${p.maxRounds}`, {
       flag: '--max-rounds',
     });
   }
-  return out;
+  return p;
 }

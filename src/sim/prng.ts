@@ -66,3 +66,13 @@ export class Mulberry32 {
 
 /** A generator for one sub-stream (see {@link streamSeed}). */
 export const stream = (seed: number, ...path: number[]): Uniform => mulberry32(streamSeed(seed, ...path));
+
+/**
+ * Draw `k` of slot `slot` under a stream key: a counter-based uniform in [0, 1).
+ * The model keys draws of things whose number varies (open conflicts, reworked
+ * blockers) by what they are, not by their order, so two sides whose states
+ * differ still draw the same number for the same item.
+ */
+export function slotUniform(key: number, slot: number, k: number): number {
+  return fmix32((key + Math.imul(slot * 4 + k + 1, 0x9e3779b1)) >>> 0) / 4294967296;
+}

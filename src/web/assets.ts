@@ -10,7 +10,16 @@ import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Compiled modules the browser may import, relative to the asset root (dist/). */
-const BROWSER_MODULES = ['web/client/', 'sim/', 'analyze/', 'core/errors.js', 'report/chart-terminal.js'];
+const BROWSER_MODULES = [
+  'web/client/',
+  'sim/',
+  'analyze/',
+  'core/errors.js',
+  // Loop Lab's stop rule is the live loop's own (sim and analyze import it).
+  'core/decide.js',
+  'core/progress.js',
+  'report/chart-terminal.js',
+];
 
 /** dist/ when this file runs compiled (dist/web/assets.js). */
 export const defaultAssetRoot = (): string => fileURLToPath(new URL('../', import.meta.url));

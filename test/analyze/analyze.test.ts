@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   analyzeChartSpec,
+  analyzeParsed,
   analyzeRoundLog,
+  parseRoundLogText,
   readCalibration,
   renderAnalyzeReport,
 } from '../../src/analyze/index.js';
@@ -16,26 +18,55 @@ const byCounts = (...counts: number[]) => ({
 });
 
 describe('analyze: per-round counts', () => {
-  it('blocking counts standing MAJOR and MODERATE; minor counts MINOR; overturned counts every overturned', () => {
+  it('blocking keeps a blocker overturned later; refuted and demoted ones never blocked; minor counts MINOR', () => {
     const r = analyzeRoundLog({
       rounds: [
         {
           findings: [
             f('a', 'MAJOR'),
             f('a', 'MODERATE'),
-            f('b', 'MODERATE', true),
+            f('b', 'MODERATE', true), // shown wrong later: it blocked this round
             f('b', 'MINOR'),
             f('c', 'MINOR', true),
-            f('c', 'MAJOR', true),
+            { ...f('c', 'MAJOR', true), refuted: true }, // refuted before rework: never blocked
+            { ...f('d', 'MAJOR'), demotedBy: 'scope_lock' }, // procedural: not blocking, not an overturn
           ],
         },
         { findings: [] },
       ],
     });
     expect(r.rounds).toEqual([
-      { round: 1, blocking: 2, minor: 2, overturned: 3 },
-      { round: 2, blocking: 0, minor: 0, overturned: 0 },
+      {
+        round: 1,
+        blocking: 3,
+        minor: 2,
+        overturned: 3,
+        refuted: 1,
+        overturnedLater: 1,
+        demoted: 1,
+        progress: true,
+      },
+      {
+        round: 2,
+        blocking: 0,
+        minor: 0,
+        overturned: 0,
+        refuted: 0,
+        overturnedLater: 0,
+        demoted: 0,
+        progress: true,
+      },
     ]);
+  });
+
+  it('a loop that spent 4 rounds on wrong blockers reads [1,1,1,1], not [0,0,0,0] (issue 19)', () => {
+    const wrong = { findings: [f('standards', 'MODERATE', true)] };
+    const r = analyzeRoundLog({ rounds: [wrong, wrong, wrong, wrong] });
+    expect(r.rounds.map((x) => x.blocking)).toEqual([1, 1, 1, 1]);
+    expect(r.rounds.map((x) => x.overturnedLater)).toEqual([1, 1, 1, 1]);
+    expect(r.roundsOnWrongBlockers).toBe(4);
+    expect(r.stopRuleFiredAt).toBe(3);
+    expect(renderAnalyzeReport(r)).toContain('4 round(s) spent work on a blocker shown wrong later.');
   });
 });
 
@@ -56,7 +87,7 @@ describe('analyze: convergence, divergence and the stop rule', () => {
       divergentRounds: [],
       stopRuleFiredAt: null,
     },
-    // equal counts are divergent (not below); a single one does not fire the rule
+    // equal counts are divergent (not below); two in a row fire the rule
     {
       counts: [3, 3, 2, 0],
       converged: true,
@@ -115,32 +146,97 @@ describe('analyze: convergence, divergence and the stop rule', () => {
     }).toEqual(expected);
   });
 
-  it('MINOR and overturned findings do not count toward divergence', () => {
+  it('MINOR, refuted and demoted findings do not count toward divergence', () => {
     const r = analyzeRoundLog({
       rounds: [
         { findings: [f('a', 'MAJOR'), f('a', 'MAJOR')] },
-        { findings: [f('a', 'MAJOR'), f('b', 'MINOR'), f('b', 'MODERATE', true), f('c', 'MINOR')] },
+        {
+          findings: [
+            f('a', 'MAJOR'),
+            f('b', 'MINOR'),
+            { ...f('b', 'MODERATE', true), refuted: true },
+            { ...f('b', 'MODERATE'), demotedBy: 'no_scenario' },
+            f('c', 'MINOR'),
+          ],
+        },
       ],
     });
     expect(r.rounds.map((x) => x.blocking)).toEqual([2, 1]);
     expect(r.divergentRounds).toEqual([]);
   });
+
+  it('[3,0,3,3]: the count rule and the live decision agree (a clear round resets nothing, none fires)', () => {
+    const r = analyzeRoundLog(byCounts(3, 0, 3, 3));
+    expect(r.divergentRounds).toEqual([4]);
+    expect(r.stopRuleFiredAt).toBeNull();
+    expect(r.countRuleFiredAt).toBeNull();
+  });
+
+  it('is linear: a 100k-round log that never fires takes about as long as one that does', () => {
+    // A sawtooth (2, 1, 2, 1, ...): every other round is divergent, never two in a row.
+    const never = {
+      rounds: Array.from({ length: 100_000 }, (_, k) => ({
+        findings: k % 2 ? [f('r', 'MAJOR')] : [f('r', 'MAJOR'), f('r', 'MAJOR')],
+      })),
+    };
+    const fires = { rounds: Array.from({ length: 100_000 }, () => ({ findings: [f('r', 'MAJOR')] })) };
+    const time = (doc: unknown) => {
+      const t = performance.now();
+      analyzeRoundLog(doc);
+      return performance.now() - t;
+    };
+    time(never);
+    time(fires);
+    const a = Math.min(time(never), time(never));
+    const b = Math.min(time(fires), time(fires));
+    expect(analyzeRoundLog(never).stopRuleFiredAt).toBeNull();
+    expect(analyzeRoundLog(fires).stopRuleFiredAt).toBe(3);
+    // The quadratic scan took 10x longer on the log that never fires; a generous bound, not a timing race.
+    expect(a).toBeLessThan(5 * b + 50);
+  });
 });
 
 describe('analyze: the calibration ledger', () => {
-  it('counts blockers raised (overturned or not), their overturns and the rate, sorted by name', () => {
+  it('counts blockers raised, procedural demotions apart, refuted and overturned later, sorted by name', () => {
     const r = analyzeRoundLog({
       rounds: [
-        { findings: [f('zeta', 'MAJOR', true), f('alpha', 'MODERATE'), f('Beta', 'MINOR', true)] },
-        { findings: [f('zeta', 'MODERATE', true), f('zeta', 'MODERATE'), f('alpha', 'MINOR')] },
+        {
+          findings: [
+            f('zeta', 'MAJOR', true),
+            f('alpha', 'MODERATE'),
+            f('Beta', 'MINOR', true),
+            { ...f('alpha', 'MAJOR'), demotedBy: 'scope_lock' },
+            { ...f('alpha', 'MAJOR'), demotedBy: 'no_scenario' },
+          ],
+        },
+        {
+          findings: [
+            { ...f('zeta', 'MODERATE', true), refuted: true },
+            f('zeta', 'MODERATE'),
+            f('alpha', 'MINOR'),
+          ],
+        },
       ],
     });
     expect(r.reviewers).toEqual([
       // code-unit order: upper case first
-      { reviewer: 'Beta', blockersRaised: 0, overturned: 0, overturnRate: 0, read: 'raised no blockers' },
       {
+        reviewer: 'Beta',
+        blockersRaised: 0,
+        demoted: 0,
+        refuted: 0,
+        overturnedLater: 0,
+        overturned: 0,
+        overturnRate: 0,
+        read: 'raised no blockers',
+      },
+      {
+        // Two gate demotions do not make alpha look noisy: only its judged blocker counts.
         reviewer: 'alpha',
-        blockersRaised: 1,
+        blockersRaised: 3,
+        demoted: 2,
+        refuted: 0,
+        overturnedLater: 0,
         overturned: 0,
         overturnRate: 0,
         read: 'calibrated: every blocker stood (only 1 raised: weak evidence)',
@@ -148,6 +244,9 @@ describe('analyze: the calibration ledger', () => {
       {
         reviewer: 'zeta',
         blockersRaised: 3,
+        demoted: 0,
+        refuted: 1,
+        overturnedLater: 1,
         overturned: 2,
         overturnRate: 0.667,
         read: 'inflating: half or more of its blockers did not stand',
@@ -170,67 +269,128 @@ describe('analyze: the calibration ledger', () => {
 });
 
 describe('analyze: input it accepts', () => {
-  it("reads the ledger's export (RoundLog) with its extra fields", () => {
+  it("reads the ledger's export (RoundLog) with its extra fields, and reproduces the live stop from its evidence", () => {
+    const finding = (
+      id: string,
+      reviewer: string,
+      extra: Partial<RoundLog['rounds'][number]['findings'][number]>,
+    ) => ({
+      id,
+      reviewer,
+      severity: 'MAJOR' as const,
+      overturned: false,
+      refuted: false,
+      demotedBy: null,
+      effectiveSeverity: 'MAJOR' as const,
+      blockedInRound: true,
+      blocking: true,
+      file: 'a.ts',
+      line: 3,
+      claim: 'x',
+      because: null,
+      ...extra,
+    });
+    const evidence = (progress: boolean) => ({
+      progress,
+      checksNowPassing: [],
+      fixed: [],
+      settled: [],
+      shrank: false,
+    });
     const log: RoundLog = {
       runId: 'run-1',
+      stopReason: 'no_progress',
+      stopWindow: 2,
+      shrinkRatio: 0.2,
       rounds: [
         {
           round: 1,
           head: 'abc',
           blocking: 1,
+          evidence: evidence(true),
+          decision: 'fix',
           findings: [
-            {
-              id: 'f1',
-              reviewer: 'standards',
-              severity: 'MAJOR',
-              overturned: false,
-              effectiveSeverity: 'MAJOR',
-              blocking: true,
-              file: 'a.ts',
-              line: 3,
-              claim: 'x',
-              because: null,
-            },
-            {
-              id: 'f2',
-              reviewer: 'annotations',
+            finding('f1', 'standards', {}),
+            finding('f2', 'annotations', {
               severity: 'MODERATE',
-              overturned: true,
               effectiveSeverity: 'MINOR',
+              blockedInRound: false,
               blocking: false,
-              file: 'a.ts',
-              line: 9,
-              claim: 'y',
+              demotedBy: 'no_scenario',
               because: 'demoted',
-            },
+            }),
           ],
         },
-        { round: 2, head: 'def', blocking: 0, findings: [] },
+        // The count falls (2 -> 1) but nothing was fixed with evidence: the live rule sees no progress.
+        {
+          round: 2,
+          head: 'def',
+          blocking: 2,
+          evidence: evidence(false),
+          decision: 'fix',
+          findings: [
+            finding('f3', 'standards', {}),
+            finding('f4', 'annotations', { blocking: false, overturned: true }),
+          ],
+        },
+        {
+          round: 3,
+          head: 'fed',
+          blocking: 1,
+          evidence: evidence(false),
+          decision: 'no_progress',
+          findings: [finding('f5', 'standards', {})],
+        },
       ],
     };
     const r = analyzeRoundLog(log);
-    expect(r.rounds.map((x) => x.blocking)).toEqual(log.rounds.map((x) => x.blocking));
-    expect(r.converged).toBe(true);
-    expect(r.reviewers.map((x) => [x.reviewer, x.overturnRate])).toEqual([
-      ['annotations', 1],
-      ['standards', 0],
+    expect(r.rounds.map((x) => x.blocking)).toEqual([1, 2, 1]);
+    expect(r.stopRule).toBe('evidence');
+    expect(r.stopRuleFiredAt).toBe(3);
+    expect(r.countRuleFiredAt).toBeNull();
+    expect(r.reproducesRecord).toBe(true);
+    expect(r.reviewers.map((x) => [x.reviewer, x.demoted, x.overturnedLater, x.overturnRate])).toEqual([
+      ['annotations', 1, 1, 1],
+      ['standards', 0, 0, 0],
     ]);
+    // Without the evidence the seed's rule applies, and says it cannot reproduce the loop's stop.
+    const bare = analyzeRoundLog({ ...log, rounds: log.rounds.map(({ evidence: _e, ...rest }) => rest) });
+    expect(bare.stopRule).toBe('count');
+    expect(bare.reproducesRecord).toBe(false);
   });
 
-  it('prints the exact JSON key order the issue fixes', () => {
+  it('prints the exact JSON key order docs/sim.md states', () => {
     const r = analyzeRoundLog(byCounts(1, 0));
     expect(Object.keys(r)).toEqual([
       'rounds',
       'converged',
       'roundsToConverge',
       'divergentRounds',
+      'stopRule',
+      'stopWindow',
       'stopRuleFiredAt',
+      'countRuleFiredAt',
+      'recordedStopReason',
+      'reproducesRecord',
+      'roundsOnWrongBlockers',
       'reviewers',
     ]);
-    expect(Object.keys(r.rounds[0]!)).toEqual(['round', 'blocking', 'minor', 'overturned']);
+    expect(Object.keys(r.rounds[0]!)).toEqual([
+      'round',
+      'blocking',
+      'minor',
+      'overturned',
+      'refuted',
+      'overturnedLater',
+      'demoted',
+      'progress',
+    ]);
     expect(Object.keys(r.reviewers[0]!)).toEqual([
       'reviewer',
       'blockersRaised',
+      'demoted',
+      'refuted',
+      'overturnedLater',
       'overturned',
       'overturnRate',
       'read',
@@ -240,10 +400,24 @@ describe('analyze: input it accepts', () => {
   it('renders a readable report with the verdict, ledger and chart', () => {
     const r = analyzeRoundLog(byCounts(3, 3, 4, 1));
     const text = renderAnalyzeReport(r);
-    expect(text).toContain('| 3 | 4 | 0 | 0 | divergent, stop rule |');
+    expect(text).toContain('| 3 | 4 | 0 | 0 | 0 | 0 | no | divergent, stop rule |');
     expect(text).toContain('The stop rule fires at round 3');
-    expect(text).toContain('| r | 11 | 0 | 0.0% | calibrated: every blocker stood |');
+    expect(text).toContain('| r | 11 | 0 | 0 | 0 | 0.0% | calibrated: every blocker stood |');
     expect(text).toContain(renderTerminalChart(analyzeChartSpec(r)));
     expect(renderAnalyzeReport(analyzeRoundLog({ rounds: [] }))).toContain('The log has no rounds');
+  });
+
+  it('a reviewer name with a newline or a pipe cannot break the table', () => {
+    const r = analyzeRoundLog({ rounds: [{ findings: [f('evil\n| 9 | 9 |\r\tx', 'MAJOR')] }] });
+    const text = renderAnalyzeReport(r);
+    const rows = text.split('\n').filter((l) => l.startsWith('| evil'));
+    expect(rows).toEqual([
+      '| evil\\n\\| 9 \\| 9 \\|\\r\\tx | 1 | 0 | 0 | 0 | 0.0% | calibrated: every blocker stood (only 1 raised: weak evidence) |',
+    ]);
+  });
+
+  it('accepts a UTF-8 byte-order mark', () => {
+    const text = `\ufeff${JSON.stringify(byCounts(1, 0))}`;
+    expect(analyzeParsed(parseRoundLogText(text)).converged).toBe(true);
   });
 });

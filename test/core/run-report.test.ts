@@ -133,24 +133,67 @@ describe('roundLog', () => {
     ];
     const log = roundLog({ run, rounds, findings });
     expect(log.runId).toBe('run-1');
+    // Without recorded decisions nothing says when a settlement came: the round counts what blocks now.
     expect(log.rounds.map((r) => [r.round, r.head, r.blocking])).toEqual([
       [1, 'h1', 1],
       [2, 'h2', 1],
     ]);
     const r1 = log.rounds[0]!.findings;
-    expect(r1.map((f) => [f.id, f.because, f.overturned, f.blocking])).toEqual([
-      ['c', 'demoted', true, false],
-      ['b', 'refuted', true, false],
-      ['a', null, false, true],
+    // A gate demotion is procedural, not an overturn; a refutation is, and kept apart as `refuted`.
+    expect(r1.map((f) => [f.id, f.because, f.overturned, f.refuted, f.demotedBy, f.blocking])).toEqual([
+      ['c', 'demoted', false, false, 'no_scenario', false],
+      ['b', 'refuted', true, true, null, false],
+      ['a', null, false, false, null, true],
     ]);
     // Calibration sees the severity the reviewer claimed, not the gated one.
     expect(r1[0]).toMatchObject({ severity: 'MAJOR', effectiveSeverity: 'MINOR' });
     const r2 = log.rounds[1]!.findings;
-    expect(r2.map((f) => [f.id, f.because, f.overturned, f.blocking])).toEqual([
-      ['d', 'minor', false, false],
-      ['e', null, false, true],
-      ['f', 'overturned', true, false],
+    expect(r2.map((f) => [f.id, f.because, f.overturned, f.refuted, f.blockedInRound, f.blocking])).toEqual([
+      ['d', 'minor', false, false, false, false],
+      ['e', null, false, false, true, true],
+      ['f', 'overturned', true, false, false, false],
     ]);
+  });
+
+  it("takes each round's count, progress evidence and decision from the recorded decide stage", () => {
+    const findings = [
+      row({ id: 'a', round: 1, reviewer: 'standards', index: 0 }),
+      row({ id: 'f', round: 2, reviewer: 'standards', index: 0, settlement: settle('overturned') }),
+    ];
+    const decide = (round: number, open: string[], progress: boolean[], decision: unknown) => ({
+      runId: 'run-1',
+      round,
+      stage: 'decide' as const,
+      snapshotKey: 'k',
+      completedAt: round,
+      result: {
+        blocking: open.length,
+        openBlockers: open.map((id) => ({ id, disputed: false, needsSettlement: false })),
+        evidence:
+          round === 1
+            ? null
+            : { progress: false, checksNowPassing: [], fixed: [], settled: [], shrank: false },
+        progress,
+        decision,
+      },
+    });
+    const stages = [
+      decide(1, ['a'], [true], { kind: 'fix', blockers: ['a'] }),
+      decide(2, ['f'], [true, false], { kind: 'stop', outcome: 'findings', stopReason: 'budget' }),
+    ];
+    const withPolicy = {
+      ...run,
+      stopReason: 'budget',
+      snapshot: { policy: { stopWindow: 2, shrinkRatio: 0.2 } },
+    } as unknown as RunRow;
+    const log = roundLog({ run: withPolicy, rounds, findings, stages });
+    expect([log.stopReason, log.stopWindow, log.shrinkRatio]).toEqual(['budget', 2, 0.2]);
+    expect(log.rounds.map((r) => [r.blocking, r.evidence?.progress, r.decision])).toEqual([
+      [1, true, 'fix'],
+      [1, false, 'budget'],
+    ]);
+    // f was overturned by a person after round 2 was decided: it no longer blocks, but it did block round 2.
+    expect(log.rounds[1]!.findings[0]).toMatchObject({ id: 'f', blockedInRound: true, blocking: false });
   });
 
   it('a round with no findings has a blocking count of zero', () => {

@@ -58,21 +58,36 @@ describe('SVG chart', () => {
 });
 
 describe('sim report', () => {
-  it('has the per-round table, the outcome rows and the chart', () => {
+  it('has the per-round table for the three sides, the outcome rows with intervals and the chart', () => {
     const r = simulate(resolveParams('hostile', { trials: 30 }));
     const text = renderSimReport(r);
-    expect(text).toContain('| Round | Baseline | Your config |');
+    expect(text).toContain('| Round | Baseline (no cap) | Baseline (cap 10) | Your config (U1+U2+U3+U4) |');
     expect(text).toContain(
-      `| 1 | ${r.baseline.perRound[0]!.toFixed(2)} | ${r.config.perRound[0]!.toFixed(2)} |`,
+      `| 1 | ${r.baseline.perRound[0]!.toFixed(2)} | ${r.capped.perRound[0]!.toFixed(2)} | ${r.config.perRound[0]!.toFixed(2)} |`,
     );
     for (const row of [
       'Terminated',
       'Converged (zero blockers)',
       'Escalated by the stop rule',
+      'False escalations (would have converged)',
       'Stopped by the cap',
+      'Median / p90 rounds',
+      'Genuine findings shipped (mean)',
     ]) {
       expect(text).toContain(`| ${row} |`);
     }
+    const [lo, hi] = r.config.ci.convergedPct;
+    expect(text).toContain(`${r.config.convergedPct.toFixed(1)}% [${lo.toFixed(1)}, ${hi.toFixed(1)}]`);
     expect(text).toContain(renderTerminalChart(simChartSpec(r)));
+  });
+
+  it('writes the outcomes with their intervals under the SVG chart', () => {
+    const r = simulate(resolveParams('hostile', { trials: 30 }));
+    const svg = renderSvgChart(simChartSpec(r));
+    const [lo, hi] = r.config.ci.convergedPct;
+    expect(svg).toContain(
+      `converged ${r.config.convergedPct.toFixed(1)}% [${lo.toFixed(1)}, ${hi.toFixed(1)}]`,
+    );
+    expect(svg).toContain(`(p90 ${r.config.p90Rounds})`);
   });
 });

@@ -15,17 +15,23 @@ describe('revloop sim (the built binary)', () => {
     expect(a.status).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     const doc = JSON.parse(a.stdout);
-    expect(Object.keys(doc)).toEqual(['params', 'baseline', 'config']);
+    expect(Object.keys(doc)).toEqual(['params', 'baseline', 'capped', 'config']);
     expect(Object.keys(doc.config)).toEqual([
       'perRound',
       'terminatedPct',
       'convergedPct',
       'escalatedPct',
       'cappedPct',
+      'falseEscalationPct',
       'meanRounds',
       'medianRounds',
-      'escapedDefects',
+      'p90Rounds',
+      'shipped',
+      'shippedDefects',
+      'shippedConflicts',
       'wastedRounds',
+      'falseReworks',
+      'ci',
     ]);
     expect(a.stdout).toBe(`${JSON.stringify(simulate(resolveParams(null, { seed: 7 })), null, 2)}\n`);
   });
@@ -55,11 +61,36 @@ describe('revloop sim (the built binary)', () => {
     [['--upgrades', 'U7'], '--upgrades'],
     [['--preset', 'sunny'], '--preset'],
     [['--cap', '20', '--max-rounds', '15'], '--max-rounds'],
+    [['--stop-rule', 'vibes'], '--stop-rule'],
+    [['--stop-window', '0'], '--stop-window'],
+    [['--shrink-ratio', '1.5'], '--shrink-ratio'],
+    [['--regions', '0'], '--regions'],
+    [['--gaming', '-0.1'], '--gaming'],
   ])('exits 2 naming the flag for %j', (flags, flag) => {
     const r = revloop(['sim', ...flags]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`revloop: ${flag}:`);
     expect(r.stdout).toBe('');
+  });
+
+  it('finishes the flags that used to abort Node at about 3.4 GB', () => {
+    const r = revloop([
+      'sim',
+      '--json',
+      '--oscillation',
+      '1',
+      '--fix-success',
+      '0',
+      '--trials',
+      '1',
+      '--upgrades',
+      'none',
+      '--max-rounds',
+      '24',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).config.perRound).toHaveLength(24);
   });
 
   it('prints the report and writes the same chart as SVG', () => {
@@ -68,8 +99,10 @@ describe('revloop sim (the built binary)', () => {
       cwd: dir,
     });
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('| Round | Baseline | Your config |');
-    expect(r.stdout).toContain('# Baseline (cap 10)');
+    expect(r.stdout).toContain(
+      '| Round | Baseline (no cap) | Baseline (cap 10) | Your config (U1+U2+U3+U4) |',
+    );
+    expect(r.stdout).toContain('# Baseline (no cap)');
     const expected = renderSvgChart(simChartSpec(simulate(resolveParams('oscillating', { trials: 40 }))));
     expect(readFileSync(join(dir, 'out/chart.svg'), 'utf8')).toBe(expected);
   });

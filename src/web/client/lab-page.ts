@@ -6,14 +6,17 @@
  * `document.body.dataset.redrawMs`.
  */
 import './zod-jitless.js';
-import { type AnalyzeResult, analyzeParsed, parseRoundLogText } from '../../analyze/index.js';
+import { type AnalyzeResult, analyzeParsed, analyzeVerdict, parseRoundLogText } from '../../analyze/index.js';
 import {
-  configName,
+  OUTCOME_ROWS,
   PRESET_NAMES,
   PRESETS,
   resolveParams,
+  SIDES,
   type SimParams,
   type SimResult,
+  STOP_RULES,
+  sideLabels,
   simulate,
   UPGRADES,
 } from '../../sim/index.js';
@@ -21,7 +24,7 @@ import { COLORS, type LineChart, lineChart } from './chart.js';
 import { errorBox, h, mount, replace } from './dom.js';
 import { ledgerTable } from './ledger-table.js';
 
-type NumKey = Exclude<keyof SimParams, 'upgrades' | 'preset'>;
+type NumKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule'>;
 interface SliderSpec {
   key: NumKey;
   label: string;
@@ -37,20 +40,26 @@ const SLIDERS: SliderSpec[] = [
   { key: 'defects', label: 'Real defects at the start', min: 0, max: 12, step: 1 },
   { key: 'detection', label: 'Detection probability', min: 0, max: 1, step: 0.01 },
   { key: 'falsePositive', label: 'False-positive rate', min: 0, max: 1, step: 0.01 },
-  { key: 'vague', label: 'Share of vague findings', min: 0, max: 1, step: 0.01 },
+  { key: 'vague', label: 'Real findings without a scenario', min: 0, max: 1, step: 0.01 },
+  { key: 'vagueFalse', label: 'False positives without a scenario', min: 0, max: 1, step: 0.01 },
   { key: 'inflation', label: 'Severity inflation', min: 0, max: 1, step: 0.01 },
+  { key: 'gaming', label: 'Inflated nits that game U1', min: 0, max: 1, step: 0.01 },
   { key: 'oscillation', label: 'Oscillation coupling', min: 0, max: 1, step: 0.01 },
   { key: 'fixSuccess', label: 'Fix success', min: 0, max: 1, step: 0.01 },
   { key: 'refuterAccuracy', label: 'Refuter accuracy', min: 0, max: 1, step: 0.01 },
+  { key: 'simplify', label: 'Rework that shrinks the diff', min: 0, max: 1, step: 0.01 },
+  { key: 'regions', label: 'Regions (hunks) of the diff', min: 1, max: 40, step: 1 },
+  { key: 'stopWindow', label: 'stopWindow (rounds without progress)', min: 1, max: 6, step: 1 },
+  { key: 'shrinkRatio', label: 'shrinkRatio', min: 0, max: 1, step: 0.01 },
   { key: 'cap', label: 'Baseline round cap', min: 1, max: 30, step: 1 },
-  { key: 'maxRounds', label: 'Horizon (rounds simulated)', min: 5, max: 60, step: 1 },
+  { key: 'maxRounds', label: 'Horizon (rounds simulated, every side)', min: 5, max: 60, step: 1 },
 ];
 
 const UPGRADE_NAMES: Record<(typeof UPGRADES)[number], string> = {
   U1: 'U1 scenario required',
   U2: 'U2 refuter',
   U3: 'U3 scope lock',
-  U4: 'U4 rate-based stop',
+  U4: 'U4 stop rule',
 };
 
 const app = mount();
@@ -67,9 +76,11 @@ let started = 0;
 const fmt = (s: SliderSpec, v: number): string => (s.step < 1 ? v.toFixed(2) : String(v));
 
 function seriesOf(r: SimResult) {
+  const labels = sideLabels(r);
   return [
-    { label: `Baseline (cap ${r.params.cap})`, color: COLORS[0]!, dash: [6, 4], values: r.baseline.perRound },
-    { label: `Your config (${configName(r.params.upgrades)})`, color: COLORS[1]!, values: r.config.perRound },
+    { label: labels.baseline, color: COLORS[0]!, dash: [6, 4], values: r.baseline.perRound },
+    { label: labels.capped, color: COLORS[2]!, dash: [2, 3], values: r.capped.perRound },
+    { label: labels.config, color: COLORS[1]!, values: r.config.perRound },
   ];
 }
 
@@ -82,18 +93,9 @@ function onDrawn(): void {
   timing.textContent = `recomputed ${params.trials} + ${params.trials} trials and redrawn in ${ms.toFixed(1)} ms`;
 }
 
+/** The same rows as `revloop sim`'s text report, 95 % intervals in brackets. */
 function outcomeTable(r: SimResult): HTMLElement {
-  const pct = (x: number) => `${x.toFixed(1)}%`;
-  const num = (x: number) => x.toFixed(2);
-  const rows: [string, (s: SimResult['baseline']) => string][] = [
-    ['Terminated', (s) => pct(s.terminatedPct)],
-    ['Converged (zero blockers)', (s) => pct(s.convergedPct)],
-    ['Escalated by the stop rule', (s) => pct(s.escalatedPct)],
-    ['Stopped by the cap', (s) => pct(s.cappedPct)],
-    ['Mean rounds', (s) => num(s.meanRounds)],
-    ['Real defects escaped (mean)', (s) => num(s.escapedDefects)],
-    ['Rework rounds on false findings (mean)', (s) => num(s.wastedRounds)],
-  ];
+  const labels = sideLabels(r);
   return h(
     'div',
     { class: 'table-wrap' },
@@ -106,21 +108,19 @@ function outcomeTable(r: SimResult): HTMLElement {
         h(
           'tr',
           {},
-          h('th', {}, 'Outcome'),
-          h('th', { class: 'num' }, 'Baseline'),
-          h('th', { class: 'num' }, 'Your config'),
+          h('th', {}, 'Outcome (95 % intervals)'),
+          SIDES.map((side) => h('th', { class: 'num' }, labels[side])),
         ),
       ),
       h(
         'tbody',
         {},
-        rows.map(([label, f]) =>
+        OUTCOME_ROWS.map(([label, f]) =>
           h(
             'tr',
             {},
             h('td', {}, label),
-            h('td', { class: 'num' }, f(r.baseline)),
-            h('td', { class: 'num' }, f(r.config)),
+            SIDES.map((side) => h('td', { class: 'num' }, f(r[side]))),
           ),
         ),
       ),
@@ -230,6 +230,25 @@ const presetSelect = h(
   PRESET_NAMES.map((p) => h('option', { value: p }, p)),
 );
 
+// U4's rule: the live loop's evidence rule, or the seed's count rule.
+const stopRuleSelect = h(
+  'select',
+  {
+    id: 'stop-rule',
+    onchange: (e) => {
+      started = performance.now();
+      params = {
+        ...params,
+        stopRule: (e.target as HTMLSelectElement).value === 'count' ? 'count' : 'evidence',
+      };
+      run();
+    },
+  },
+  STOP_RULES.map((r) =>
+    h('option', { value: r }, r === 'evidence' ? 'evidence (the live rule)' : "count (the seed's rule)"),
+  ),
+);
+
 // ---- the round-log analyzer ----
 const logInput = h('textarea', {
   id: 'round-log',
@@ -239,20 +258,6 @@ const logInput = h('textarea', {
 const analyzeOut = h('div', { id: 'analyze-out' });
 let analyzeChart: LineChart | null = null;
 const analyzeChartHost = h('div', { class: 'chart', id: 'analyze-chart' });
-
-function verdict(r: AnalyzeResult): string {
-  if (r.rounds.length === 0) return 'The log has no rounds.';
-  const parts = [
-    r.converged
-      ? `Converged: the last round (${r.rounds.length}) has no blocker.`
-      : `Not converged: round ${r.rounds.length} still has ${r.rounds[r.rounds.length - 1]!.blocking} blocker(s).`,
-    r.divergentRounds.length ? `Divergent rounds: ${r.divergentRounds.join(', ')}.` : 'No divergent round.',
-    r.stopRuleFiredAt === null
-      ? 'The stop rule would not fire.'
-      : `The stop rule fires at round ${r.stopRuleFiredAt}.`,
-  ];
-  return parts.join(' ');
-}
 
 function analyzeText(text: string): void {
   if (!text.trim()) {
@@ -269,7 +274,7 @@ function analyzeText(text: string): void {
   const series = [{ label: 'blocking', color: COLORS[2]!, values: r.rounds.map((x) => x.blocking) }];
   replace(
     analyzeOut,
-    h('p', { id: 'analyze-verdict' }, verdict(r)),
+    h('p', { id: 'analyze-verdict' }, analyzeVerdict(r)),
     h('div', { class: 'card' }, analyzeChartHost),
     h('h3', {}, 'Calibration ledger'),
     ledgerTable(r.reviewers, 'analyze-ledger'),
@@ -313,7 +318,7 @@ replace(
   h(
     'p',
     { class: 'muted' },
-    'The Monte-Carlo model of `revloop sim`, running in this page: mean open blockers per round for a baseline (no upgrades, a round cap) against your configuration of upgrades.',
+    "The Monte-Carlo model of `revloop sim`, running in this page on the live loop's stop rule: mean open blockers per round for a baseline (no upgrades, uncapped and capped) against your configuration of upgrades, every side over the same horizon. Brackets are 95 % intervals.",
   ),
   h(
     'div',
@@ -322,6 +327,7 @@ replace(
       'div',
       { class: 'card', id: 'controls' },
       h('div', { class: 'field' }, 'Preset', presetSelect),
+      h('div', { class: 'field' }, 'Stop rule', stopRuleSelect),
       h('div', { class: 'toggles' }, UPGRADES.map(toggle)),
       SLIDERS.map(slider),
     ),
