@@ -28,6 +28,7 @@ const byCode: Record<string, number> = {
   store_corrupt: Exit.store,
   store_unavailable: Exit.store,
   fenced_out: Exit.store,
+  nothing_to_review: Exit.nothingToReview,
 };
 
 export function exitCodeFor(err: unknown): number {

@@ -40,3 +40,23 @@ export class StopRequestedError extends RevloopError {
     super('stopped', `run ${runId}: stop requested`, { runId });
   }
 }
+
+/**
+ * The revision's diff from its merge base is empty (the head is the base, or
+ * its commits add up to nothing): there is nothing a review could pass, so
+ * nothing is admitted and no record is signed.
+ */
+export class NothingToReviewError extends RevloopError {
+  constructor(
+    readonly head: string,
+    readonly base: string,
+    detail: string,
+    readonly uncommitted: number,
+  ) {
+    const hint =
+      uncommitted > 0
+        ? `; the working tree has uncommitted changes in ${uncommitted} file${uncommitted === 1 ? '' : 's'}: commit them to review them`
+        : '';
+    super('nothing_to_review', `nothing to review: ${detail}${hint}`, { head, base, uncommitted });
+  }
+}
