@@ -60,3 +60,13 @@ export class NothingToReviewError extends RevloopError {
     super('nothing_to_review', `nothing to review: ${detail}${hint}`, { head, base, uncommitted });
   }
 }
+
+/**
+ * A reply that parsed but does not hold at the revision (a finding on a file
+ * or line that is not there): the call is `malformed`, never retried.
+ */
+export class MalformedReplyError extends RevloopError {
+  constructor(detail: string) {
+    super('malformed', detail);
+  }
+}
