@@ -1,22 +1,48 @@
-/** `review --apply`: fast-forward the change's branch to the run's fixes, only if it has not moved meanwhile. */
+/**
+ * `review --apply`: fast-forward the change's branch to the run's fixes, only if it has not moved
+ * meanwhile; a checked-out branch brings its checkout along, as `git merge --ff-only` would.
+ */
 import type { RunRow } from '../core/ledger.js';
-import { currentBranch } from '../git/identity.js';
+import { CheckoutNotCleanError, RefMovedError } from '../git/errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 
-export async function applyRun(deps: LoopDeps, run: RunRow): Promise<string> {
+/** `ok` false: the user asked for the fixes and their branch does not have them (review exits non-zero). */
+export interface ApplyResult {
+  ok: boolean;
+  message: string;
+}
+
+export async function applyRun(deps: LoopDeps, run: RunRow): Promise<ApplyResult> {
   const s = run.snapshot;
-  if (run.status !== 'completed' || run.outcome !== 'clear') return 'not applied: the run did not end clear';
-  if (run.head === s.head) return 'nothing to apply: the run made no fix commits';
+  const refused = (why: string, then = `the fixes are at ${run.head}`): ApplyResult => ({
+    ok: false,
+    message: `not applied: ${why}; ${then}`,
+  });
+  if (run.status !== 'completed' || run.outcome !== 'clear')
+    return { ok: false, message: 'not applied: the run did not end clear' };
+  if (run.head === s.head) return { ok: true, message: 'nothing to apply: the run made no fix commits' };
   if (!s.headRef || s.headRef === 'HEAD')
-    return `not applied: the head was not a branch; the fixes are at ${run.head}`;
+    return refused('the head was not a branch (detached HEAD or a commit id)');
   const ref = s.headRef.startsWith('refs/') ? s.headRef : `refs/heads/${s.headRef}`;
   // A tag or a remote-tracking ref is not where fixes land.
-  if (!ref.startsWith('refs/heads/'))
-    return `not applied: ${ref} is not a local branch; the fixes are at ${run.head}`;
-  // Moving the ref under a checked-out branch would leave its working tree showing the fix reversed.
-  if (ref === `refs/heads/${await currentBranch(deps.repoRoot)}`) {
-    return `not applied: ${ref.replace('refs/heads/', '')} is checked out here; run: git merge --ff-only ${run.head}`;
+  if (!ref.startsWith('refs/heads/')) return refused(`${ref} is not a local branch`);
+  const branch = ref.slice('refs/heads/'.length);
+  try {
+    const { checkout } = await deps.git.fastForward(deps.repoRoot, ref, s.head, run.head);
+    const where = checkout ? ` (index and files of ${checkout} too)` : '';
+    return { ok: true, message: `applied: ${branch} fast-forwarded to ${run.head.slice(0, 12)}${where}` };
+  } catch (err) {
+    if (err instanceof RefMovedError)
+      return refused(
+        `${branch} moved since it was reviewed (now ${err.actual?.slice(0, 12) ?? 'deleted'}, reviewed ${s.head.slice(0, 12)})`,
+      );
+    if (err instanceof CheckoutNotCleanError) {
+      const hint = err.kind === 'operation' ? 'finish or abort it' : 'commit or stash them';
+      return refused(
+        `${branch} is checked out in ${err.message}`,
+        `${hint}, then run: git merge --ff-only ${run.head}`,
+      );
+    }
+    throw err;
   }
-  await deps.git.updateRef(deps.repoRoot, ref, run.head, s.head);
-  return `applied: ${ref} fast-forwarded to ${run.head.slice(0, 12)}`;
 }

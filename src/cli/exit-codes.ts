@@ -12,6 +12,10 @@ export const Exit = {
   badRecord: 4,
   /** The ledger cannot be used: locked, read-only, full or corrupt. */
   store: 5,
+  /** review/enqueue: nothing to review (the head's diff from the merge base is empty). */
+  nothingToReview: 6,
+  /** review --apply: the run ended clear with fixes, but the branch did not get them (the message says why). */
+  notApplied: 7,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
@@ -24,6 +28,7 @@ const byCode: Record<string, number> = {
   store_corrupt: Exit.store,
   store_unavailable: Exit.store,
   fenced_out: Exit.store,
+  nothing_to_review: Exit.nothingToReview,
 };
 
 export function exitCodeFor(err: unknown): number {

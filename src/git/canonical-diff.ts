@@ -8,7 +8,7 @@
  *
  *   git --git-dir=. --bare
  *       -c core.quotePath=true -c diff.suppressBlankEmpty=false
- *       -c core.attributesFile=/dev/null
+ *       -c core.attributesFile=/dev/null -c attr.tree=<the empty tree>
  *     diff --no-color --no-ext-diff --no-textconv --binary --full-index
  *       --no-renames --diff-algorithm=myers --indent-heuristic -U3
  *       --inter-hunk-context=0 --src-prefix=a/ --dst-prefix=b/ --no-relative
@@ -18,8 +18,12 @@
  * Why each part:
  * - `--bare` from the git dir: git reads `.gitattributes` from the worktree
  *   (or index), which differs between checkouts; attributes decide whether a
- *   file is binary and what its hunk headers' function context is. Bare, only
- *   `$GIT_DIR/info/attributes` is read (rarely used; a known residual).
+ *   file is binary and what its hunk headers' function context is. And
+ *   `attr.tree` pinned to the empty tree: git 2.43 to 2.45 read attributes
+ *   from HEAD in a bare repository, and git 2.43+ honours a configured
+ *   `attr.tree`, so the change itself could mark its code `binary` and hide it
+ *   (see pinAttributes). What is left is `$GIT_DIR/info/attributes` and the
+ *   system attributes file, which no change can write (known residuals).
  * - Config that changes a patch without a command-line flag is set with `-c`:
  *   quoting of paths, blank context lines, the user's attributes file.
  * - Flags pin what config would otherwise choose: prefixes (diff.noprefix,
@@ -32,7 +36,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Git } from '../ports/git.js';
-import { BARE, type CommonDir } from './common-dir.js';
+import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { DiffTooLargeError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
@@ -70,7 +74,7 @@ export const CANONICAL_DIFF_FLAGS: readonly string[] = [
 
 /** The full argument list (after `git -C <common git dir>`). */
 export function canonicalDiffArgs(base: string, head: string): string[] {
-  return [...BARE, ...CANONICAL_CONFIG, ...CANONICAL_DIFF_FLAGS, base, head, '--'];
+  return [...BARE, ...CANONICAL_CONFIG, ...pinAttributes(base), ...CANONICAL_DIFF_FLAGS, base, head, '--'];
 }
 
 export function canonicalDiffOps(

@@ -4,14 +4,14 @@
  * a finding on a moved file should keep its place.
  */
 import type { Git } from '../ports/git.js';
-import { BARE, type CommonDir } from './common-dir.js';
+import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { type PatchFile, parseNameStatus, parsePatch } from './diff-parse.js';
 import { mapLineThrough } from './map-line.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 
+/** After `...BARE` and the pinned attributes (common-dir.ts). */
 const HUNK_ARGS: readonly string[] = [
-  ...BARE,
   '-c',
   'core.quotePath=false',
   '-c',
@@ -46,7 +46,7 @@ export function changeOps(
   async function patchFiles(repo: string, base: string, head: string): Promise<PatchFile[]> {
     assertRev(repo, base);
     assertRev(repo, head);
-    const args = [...HUNK_ARGS, base, head, '--'];
+    const args = [...BARE, ...pinAttributes(base), ...HUNK_ARGS, base, head, '--'];
     const res = await run.exec(await commonDir(repo), args);
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
     return parsePatch(res.stdout.toString('utf8'));

@@ -106,3 +106,24 @@ export class GitError extends RevloopError {
     });
   }
 }
+
+/**
+ * A checkout that `review --apply` would fast-forward holds work of the
+ * user's that the move could lose: uncommitted edits of tracked files, an
+ * untracked file the fix would overwrite, or a merge or rebase under way.
+ */
+export class CheckoutNotCleanError extends RevloopError {
+  constructor(
+    readonly dir: string,
+    readonly kind: 'uncommitted' | 'untracked' | 'operation',
+    readonly paths: string[],
+  ) {
+    const what =
+      kind === 'operation'
+        ? `${paths.join(', ')} is under way`
+        : kind === 'untracked'
+          ? `untracked files would be overwritten: ${paths.join(', ')}`
+          : `uncommitted changes: ${paths.join(', ')}`;
+    super('checkout_not_clean', `${dir}: ${what}`, { dir, kind, paths });
+  }
+}

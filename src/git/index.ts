@@ -6,6 +6,7 @@ import type { Git } from '../ports/git.js';
 import { canonicalDiffOps } from './canonical-diff.js';
 import { changeOps } from './changes.js';
 import { commonDirResolver } from './common-dir.js';
+import { fastForwardOps } from './fast-forward.js';
 import { revOps } from './revs.js';
 import { createRunner, type GitOptions } from './run.js';
 import { worktreeOps } from './worktree.js';
@@ -32,5 +33,6 @@ export function createGit(opts: GitOptions = {}): Git {
     ...canonicalDiffOps(run, commonDir),
     ...changeOps(run, commonDir),
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
+    ...fastForwardOps(run),
   };
 }

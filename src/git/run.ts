@@ -47,6 +47,8 @@ const REPO_LOCATING = [
   'GIT_DISCOVERY_ACROSS_FILESYSTEM',
   // Changes the default context of every patch.
   'GIT_DIFF_OPTS',
+  // Names a tree to read gitattributes from, over the empty tree the diffs pin (common-dir.ts).
+  'GIT_ATTR_SOURCE',
   'GIT_EXTERNAL_DIFF',
 ] as const;
 

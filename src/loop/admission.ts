@@ -2,6 +2,7 @@
  * Admission (invariant 3): resolve the revision, freeze its inputs into a
  * snapshot, and ask the store for the one run of its admission key.
  */
+import { relative } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { isFirstHand } from '../core/judged-content.js';
@@ -14,7 +15,7 @@ import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
-import { ConfigLoadError } from './errors.js';
+import { ConfigLoadError, NothingToReviewError } from './errors.js';
 
 export interface AdmitRequest {
   repoDir: string;
@@ -164,6 +165,8 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   ] as const;
   for (const p of started) p.catch(() => undefined);
   const rev = { ...refs, mergeBase: await refs.mergeBase };
+  // An empty diff is refused before anything else is judged: no run, no record (never a clear).
+  if ((await started[1].catch(() => null))?.text === '') throw await nothingToReview(deps, req, rev);
   const [loaded, diff, identity] = await Promise.all(started);
   const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
@@ -213,4 +216,23 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     limits,
   });
   return { result, diff, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
+}
+
+/** Why the diff is empty, and whether the user's uncommitted edits are what they meant to review. */
+async function nothingToReview(
+  deps: Pick<LoopDeps, 'git' | 'stateDir'>,
+  req: AdmitRequest,
+  rev: { repo: string; base: string; head: string; mergeBase: string },
+): Promise<NothingToReviewError> {
+  const short = (sha: string) => sha.slice(0, 12);
+  const base = req.baseRef ? `${req.baseRef} (${short(rev.base)})` : `the base (${short(rev.base)})`;
+  const detail =
+    rev.head === rev.base || rev.head === rev.mergeBase
+      ? `${req.headRef} (${short(rev.head)}) has no commits that ${base} does not have`
+      : `${req.headRef} (${short(rev.head)}) changes nothing against its merge base with ${base}`;
+  const state = relative(rev.repo, deps.stateDir(rev.repo));
+  const ours = (p: string) =>
+    state !== '' && !state.startsWith('..') && (p === state || p.startsWith(`${state}/`));
+  const edits = await deps.git.status(rev.repo).catch(() => []);
+  return new NothingToReviewError(rev.head, rev.base, detail, edits.filter((e) => !ours(e.path)).length);
 }

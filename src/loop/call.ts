@@ -9,7 +9,7 @@ import type { Lease, VerdictRow } from '../core/ledger.js';
 import { nextRetry } from '../core/retry-policy.js';
 import type { CallClass, Role, Stage } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
-import { StopRequestedError } from './errors.js';
+import { MalformedReplyError, StopRequestedError } from './errors.js';
 import type { RunContext } from './run-context.js';
 
 export interface CallSpec {
@@ -105,9 +105,11 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         reply = spec.finish ? await spec.finish(res.reply) : res.reply;
       } catch (err) {
         const detail = (err as Error).message;
+        // A reply that does not hold at the revision is the agent's malformed output, not a crash.
+        const cls = err instanceof MalformedReplyError ? 'malformed' : 'failed';
         await saved;
-        await deps.store.endAttempt(lease, key, attempt, 'failed', detail);
-        return { ok: false, class: 'failed', detail, attempts: attempt };
+        await deps.store.endAttempt(lease, key, attempt, cls, detail);
+        return { ok: false, class: cls, detail, attempts: attempt };
       }
       // The prompt is on disk before the ledger names its digest (finishing a fixer's
       // reply, the commit, does not need it).

@@ -40,3 +40,33 @@ export class StopRequestedError extends RevloopError {
     super('stopped', `run ${runId}: stop requested`, { runId });
   }
 }
+
+/**
+ * The revision's diff from its merge base is empty (the head is the base, or
+ * its commits add up to nothing): there is nothing a review could pass, so
+ * nothing is admitted and no record is signed.
+ */
+export class NothingToReviewError extends RevloopError {
+  constructor(
+    readonly head: string,
+    readonly base: string,
+    detail: string,
+    readonly uncommitted: number,
+  ) {
+    const hint =
+      uncommitted > 0
+        ? `; the working tree has uncommitted changes in ${uncommitted} file${uncommitted === 1 ? '' : 's'}: commit them to review them`
+        : '';
+    super('nothing_to_review', `nothing to review: ${detail}${hint}`, { head, base, uncommitted });
+  }
+}
+
+/**
+ * A reply that parsed but does not hold at the revision (a finding on a file
+ * or line that is not there): the call is `malformed`, never retried.
+ */
+export class MalformedReplyError extends RevloopError {
+  constructor(detail: string) {
+    super('malformed', detail);
+  }
+}

@@ -8,9 +8,21 @@ import { type RunReport, roundLog, waitsForPerson } from '../core/run-report.js'
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { mdText } from '../report/markdown.js';
 import type { DecideResult } from './stages/decide.js';
+import type { FixResult } from './stages/fix.js';
 
 export function escalationJson(report: RunReport) {
   const log = roundLog(report);
+  const fixOf = (round: number) => {
+    const f = report.stages.find((s) => s.stage === 'fix' && s.round === round)?.result as
+      | FixResult
+      | undefined;
+    if (!f) return null;
+    return {
+      commit: f.commit,
+      ...(f.notLanded ? { notLanded: f.notLanded } : {}),
+      ...(f.userTreeChanged ? { userTreeChanged: f.userTreeChanged } : {}),
+    };
+  };
   const decisions = report.stages
     .filter((s) => s.stage === 'decide')
     .sort((a, b) => a.round - b.round)
@@ -21,6 +33,8 @@ export function escalationJson(report: RunReport) {
         blocking: d.blocking,
         progress: d.progress[d.progress.length - 1] ?? null,
         evidence: d.evidence,
+        // What of the fix this round judges did not land (no progress can come of it).
+        priorFixNotLanded: fixOf(s.round - 1)?.notLanded ?? null,
         decision: d.decision,
       };
     });
@@ -31,7 +45,7 @@ export function escalationJson(report: RunReport) {
     outcome: report.run.outcome,
     stopReason: report.run.stopReason,
     blockingCounts: decisions.map((d) => d.blocking),
-    rounds: log.rounds,
+    rounds: log.rounds.map((r) => ({ ...r, fix: fixOf(r.round) })),
     decisions,
   };
 }
@@ -55,6 +69,8 @@ export function escalationMarkdown(report: RunReport): string {
             ev.shrank ? 'diff shrank' : '',
           ].filter(Boolean)
         : ['baseline round'];
+      if (d.priorFixNotLanded)
+        parts.push(`round ${d.round - 1}'s fix did not land: ${mdText(d.priorFixNotLanded)}`);
       return `| ${d.round} | ${d.blocking} | ${d.progress ? 'yes' : 'no'} | ${parts.join('; ') || 'none'} |`;
     }),
     '',
@@ -62,6 +78,7 @@ export function escalationMarkdown(report: RunReport): string {
     ...e.rounds.flatMap((r) => [
       '',
       `### Round ${r.round} (${r.head.slice(0, 12)}): ${r.blocking} blocking`,
+      ...(r.fix?.notLanded ? ['', `The fix of this round did not land: ${mdText(r.fix.notLanded)}.`] : []),
       ...r.findings.map(
         (f) =>
           `- ${f.blocking ? '**blocking**' : `not blocking (${f.because})`} ${f.severity} ${mdText(f.reviewer)} \`${f.file}:${f.line}\` ${mdText(f.claim)} (id ${f.id})`,

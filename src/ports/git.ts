@@ -116,4 +116,14 @@ export interface Git {
   setHead(dir: string, sha: string, expected: string): Promise<void>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
   updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
+  /**
+   * Fast-forwards branch `ref` from `from` to `to` as `git merge --ff-only`
+   * would (compare-and-swap: RefMovedError when it is not at `from`). When a
+   * checkout of the repository has it checked out, that checkout's index and
+   * files follow, only when it has no uncommitted edit of a tracked file, no
+   * merge or rebase under way and no untracked file `to` would overwrite
+   * (CheckoutNotCleanError otherwise, with nothing moved). Returns that
+   * checkout, or null when none showed the branch.
+   */
+  fastForward(repo: string, ref: string, from: string, to: string): Promise<{ checkout: string | null }>;
 }

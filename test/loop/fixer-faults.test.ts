@@ -1,7 +1,7 @@
 /**
  * Agents that misbehave in the loop (issue 3, bad input): a fixer that
- * leaves conflicts, deletes its checkout, commits on its own or writes into
- * the user's working tree; a refuter that replies malformed; `settle` for an
+ * leaves conflicts, deletes its checkout or commits on its own (a write into
+ * the user's working tree is only noted: issue 15, point 17); a refuter that replies malformed; `settle` for an
  * unknown finding or without `--by`. Each is a clear error with the run's
  * state intact: the run failed with its reason, no fix stage recorded, no
  * commit on refs/revloop/runs/<id>, the user's branch where it was.
@@ -59,11 +59,6 @@ describe('a fixer that misbehaves fails the run and lands nothing', () => {
       [{ actions: ['commitOwn'], reply: { disputed: [] } }],
       /moved HEAD|committed on its own/,
     ],
-    [
-      "writes into the user's working tree",
-      [{ actions: ['writeMain'], write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
-      /outside its worktree/,
-    ],
   ];
   it.each(cases)('%s', async (_name, fixer, detail) => {
     const { r, report } = await runWith({ reviewer: raising, refuter: upheld, fixer: fixer ?? [] });
@@ -81,7 +76,9 @@ describe('a fixer that misbehaves fails the run and lands nothing', () => {
 });
 
 describe("the user's tree read beside the last review call", () => {
-  it('without a refuter, a fixer that writes into the user tree still fails the run', async () => {
+  // revloop cannot tell a write into the user's tree by the fixer from the user's own save
+  // (docs/architecture.md): it is noted on the fix, never a failure blamed on the fixer.
+  it('without a refuter, a write into the user tree during the fix is noted; the fix lands', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
     repos.push(r);
     r.plan({
@@ -91,8 +88,13 @@ describe("the user's tree read beside the last review call", () => {
     const p = await inProcess(r.dir);
     try {
       const { report } = await review(p, r.dir);
-      expect(report.run).toMatchObject({ status: 'failed', reason: 'fixer_failed' });
-      expect(report.run.detail).toMatch(/outside its worktree/);
+      expect(report.run.reason).not.toBe('fixer_failed');
+      const fix = report.stages.find((s) => s.stage === 'fix')?.result as {
+        commit: string;
+        userTreeChanged: string[];
+      };
+      expect(fix.userTreeChanged).toEqual(['stray.txt']);
+      expect(report.run.head).toBe(fix.commit);
       expect(r.repo.git(['rev-parse', 'topic'])).toBe(r.head);
     } finally {
       await p.close();

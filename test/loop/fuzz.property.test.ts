@@ -188,34 +188,44 @@ function checkRun(
   if (seen.some((s) => !s.ok) && run.status === 'completed') fail('completed after an invalid reply');
 }
 
-const finding = fc.record(
-  {
-    severity: fc.oneof(
-      { weight: 19, arbitrary: fc.constantFrom('MAJOR', 'MODERATE', 'MINOR') },
-      { weight: 1, arbitrary: fc.constantFrom('major', 'BLOCKER') },
-    ),
-    file: fc.oneof(
-      { weight: 19, arbitrary: fc.constantFrom('src/calc.js', 'REVIEW.md', 'missing.js') },
-      { weight: 1, arbitrary: fc.constantFrom('../outside.js', '/etc/passwd', '') },
-    ),
-    line: fc.oneof(
-      { weight: 9, arbitrary: fc.integer({ min: 1, max: 20 }) },
-      { weight: 1, arbitrary: fc.constantFrom(0, -2, 1.5) },
-    ),
-    endLine: fc.integer({ min: 1, max: 30 }),
-    claim: fc.oneof(
-      { weight: 19, arbitrary: fc.constantFrom('deposit reads total before an await', 'sub is wrong') },
-      { weight: 1, arbitrary: fc.string() },
-    ),
-    failureScenario: fc.oneof(
-      fc.constant('two concurrent deposit(5) calls both read 0 and write 5, so total is 5 not 10'),
-      fc.string(),
-    ),
-    violatedClause: fc.constantFrom('1. Shared state must not be updated without a lock.', 'clause 9'),
-    missedBecause: fc.string(),
-  },
-  { requiredKeys: ['severity', 'file', 'line', 'claim'] },
-);
+const finding = fc
+  .record(
+    {
+      severity: fc.oneof(
+        { weight: 19, arbitrary: fc.constantFrom('MAJOR', 'MODERATE', 'MINOR') },
+        { weight: 1, arbitrary: fc.constantFrom('major', 'BLOCKER') },
+      ),
+      file: fc.oneof(
+        // A file or line the revision does not have is malformed (checked after parsing).
+        // (src/calc.js has 15 lines at the change.)
+        { weight: 38, arbitrary: fc.constant('src/calc.js') },
+        { weight: 1, arbitrary: fc.constantFrom('missing.js', 'REVIEW.md') },
+        { weight: 1, arbitrary: fc.constantFrom('../outside.js', '/etc/passwd', '') },
+      ),
+      line: fc.oneof(
+        { weight: 9, arbitrary: fc.integer({ min: 1, max: 15 }) },
+        { weight: 1, arbitrary: fc.constantFrom(0, -2, 1.5) },
+      ),
+      endLine: fc.integer({ min: 1, max: 15 }),
+      claim: fc.oneof(
+        { weight: 19, arbitrary: fc.constantFrom('deposit reads total before an await', 'sub is wrong') },
+        { weight: 1, arbitrary: fc.string() },
+      ),
+      failureScenario: fc.oneof(
+        fc.constant('two concurrent deposit(5) calls both read 0 and write 5, so total is 5 not 10'),
+        fc.string(),
+      ),
+      violatedClause: fc.constantFrom('1. Shared state must not be updated without a lock.', 'clause 9'),
+      missedBecause: fc.string(),
+    },
+    { requiredKeys: ['severity', 'file', 'line', 'claim'] },
+  )
+  .map((f) =>
+    // A range mostly ends on or after its line and within the file (one before it is malformed).
+    f.endLine !== undefined && Number.isInteger(f.line) && f.line >= 1
+      ? { ...f, endLine: Math.min(15, f.line + (f.endLine % 4) - 1) }
+      : f,
+  );
 const extras = fc.record(
   {
     model: fc.constantFrom('m1', 'm2'),

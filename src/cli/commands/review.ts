@@ -63,12 +63,17 @@ const review: Command<Opts> = async (_args, opts, io) => {
     const report = await loadRunReport(store, res.run.id);
     if (!report) throw new Error('run vanished');
     const applied = opts.apply ? await applyRun(deps, res.run) : null;
-    if (opts.json) printJson(io, { ...runJson(report, res.recordPath), admitted: res.admitted, applied });
+    if (opts.json)
+      printJson(io, {
+        ...runJson(report, res.recordPath),
+        admitted: res.admitted,
+        applied: applied?.message ?? null,
+      });
     else {
       if (res.admitted === 'existing')
         io.stdout(`(this revision was already admitted as run ${res.run.id})\n`);
       io.stdout(`${renderRunSummary(report)}\n`);
-      if (applied) io.stdout(`${applied}\n`);
+      if (applied?.ok) io.stdout(`${applied.message}\n`);
       if (res.detached)
         io.stdout(
           `stopped before the run ended (${res.detached}); resume with: revloop resume ${res.run.id}\n`,
@@ -82,7 +87,14 @@ const review: Command<Opts> = async (_args, opts, io) => {
         `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}\n`,
       );
     }
-    return exitForRun(res.run.status, res.run.outcome);
+    const code = exitForRun(res.run.status, res.run.outcome);
+    // `review --apply && git push` must not push a head without the fixes it was told to apply.
+    if (applied && !applied.ok && code === Exit.ok) {
+      io.stderr(`revloop: ${applied.message}\n`);
+      return Exit.notApplied;
+    }
+    if (applied && !applied.ok && !opts.json) io.stdout(`${applied.message}\n`);
+    return code;
   } finally {
     progress.done();
     await store.close();

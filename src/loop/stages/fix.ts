@@ -2,8 +2,10 @@
  * The fix stage: the fixer edits an isolated worktree of the run's revision;
  * the controller, not the fixer, commits the edit as the run's next revision
  * (on refs/revloop/runs/<id>; the change's branch moves only with --apply).
- * A fixer that commits on its own, leaves conflicts, deletes the checkout or
- * edits the user's working tree fails the run, and nothing of its edit lands.
+ * A fixer that commits on its own, leaves conflicts or deletes the checkout
+ * fails the run, and nothing of its edit lands. Edits it made inside a
+ * submodule cannot land and are named in the result (notLanded); the user's
+ * own tree changing meanwhile is noted, never blamed on it.
  */
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -12,6 +14,7 @@ import type { Lease } from '../../core/ledger.js';
 import { fixerPrompt } from '../../core/prompt.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
+import { changedPaths, editsInSubmodules } from '../fix-landing.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
@@ -23,12 +26,21 @@ export interface FixResult {
   disputes: { findingId: string; reason: string }[];
   /** Ids the fixer named that are not among the blockers it was given. */
   unknownIds: string[];
+  /** Why (some of) the fixer's edit did not land: edits inside a submodule. The round then shows no progress for it. */
+  notLanded?: string;
+  /**
+   * Paths of the user's working tree that changed while the fixer ran: a warning only,
+   * never the fixer's fault (a user's save looks the same).
+   */
+  userTreeChanged?: string[];
 }
 
 /** The recorded fixer reply: its JSON plus the commit the controller made of its edit. */
 interface RecordedFix extends FixerReply {
   commit: string | null;
   diffDigest: string;
+  notLanded?: string;
+  userTreeChanged?: string[];
 }
 
 export async function fixStage(
@@ -83,12 +95,15 @@ export async function fixStage(
       // revision's diff read. The run's ref moves only after it, and after the push and
       // rules checks; the reply is recorded even when those checks reject the fix (the call
       // itself succeeded), and the rejection ends the run after.
-      let wroteOutside: Promise<boolean> | undefined;
+      let userChanges: Promise<string[]> | undefined;
       const readUserTree = () => {
-        wroteOutside ??= userTreeState(ctx).then(async (after) => after !== (await userTreeBefore));
-        wroteOutside.catch(() => undefined);
-        return wroteOutside;
+        userChanges ??= userTreeState(ctx).then(async (after) => changedPaths(await userTreeBefore, after));
+        userChanges.catch(() => undefined);
+        return userChanges;
       };
+      // Files in a submodule's (never initialised) directory: the fixer's, and `add` leaves them out.
+      const inSubmodules = editsInSubmodules(ctx, head);
+      inSubmodules.catch(() => undefined);
       const commit = await git
         .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`, {
           afterStaging: () => void readUserTree(),
@@ -104,10 +119,14 @@ export async function fixStage(
       // The new commit's first read is fresh, and gives the next round's prompt diff too.
       const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
       digest.catch(() => undefined);
-      // A failed read of the user's tree fails the call, as an edit there does.
-      if (await readUserTree())
-        throw new Error("fixer edited files outside its worktree (the user's working tree changed)");
-      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest };
+      // The user's tree is theirs: a change there is reported, never blamed on the fixer (a
+      // save mid-fix looks the same as anything else's write). A failed read only loses the note.
+      const changed = await readUserTree().catch(() => []);
+      const notes = {
+        ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
+        ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
+      };
+      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest, ...notes };
       // A rejected landing is kept for after: the reply is still recorded.
       rejected = await land(ctx, commit).then(
         () => null,
@@ -115,7 +134,7 @@ export async function fixStage(
       );
       const diffDigest = await digest;
       if (!rejected) markFrozen(ctx, commit);
-      return { ...(reply as FixerReply), commit, diffDigest };
+      return { ...(reply as FixerReply), commit, diffDigest, ...notes };
     },
   });
   if (!res.ok) {
@@ -146,6 +165,8 @@ export async function fixStage(
     diffDigest: reply.diffDigest,
     disputes,
     unknownIds,
+    ...(reply.notLanded ? { notLanded: reply.notLanded } : {}),
+    ...(reply.userTreeChanged ? { userTreeChanged: reply.userTreeChanged } : {}),
   };
   ctx.deps.crashPoint?.('before-complete:fix');
   await store.completeStage(lease, {
@@ -162,7 +183,7 @@ export async function fixStage(
 /**
  * The user's working tree as `git status` sees it, less revloop's own state
  * (prompts, ledger, records live there and change during the call). Compared
- * before and after the fixer: the fixer may only edit its worktree.
+ * before and after the fixer, and a change noted on the fix, never blamed on it.
  */
 export async function userTreeState(ctx: Pick<RunContext, 'deps'>): Promise<string> {
   const { repoRoot, stateDir } = ctx.deps;

@@ -16,6 +16,7 @@ import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '..
 import type { NewFinding } from '../../ports/store.js';
 import { besideNextCall } from '../background.js';
 import { callAgent } from '../call.js';
+import { checkFindingLines } from '../finding-lines.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { type RunContext, RunEnd } from '../run-context.js';
@@ -78,6 +79,7 @@ export async function reviewStage(
       head,
       repoDir: ctx.worktree,
       beforeAttempt: checkout.beforeAttempt(r.reviewer),
+      finish: (reply) => checkFindingLines(ctx, head, reply),
     });
     if (!res.ok)
       throw new RunEnd(

@@ -1,0 +1,32 @@
+/**
+ * A reviewer's reply is checked against the revision before it is recorded:
+ * every finding's file exists there and its lines are within it (the pure
+ * rule is core/finding-lines.ts). A reply that fails is `malformed`: the run
+ * fails, the call is not retried, nothing of it blocks or reaches the fixer.
+ */
+import { findingLinesProblem, lineCount } from '../core/finding-lines.js';
+import type { ReviewerReply } from '../core/types.js';
+import { MalformedReplyError } from './errors.js';
+import type { RunContext } from './run-context.js';
+
+export async function checkFindingLines(
+  ctx: Pick<RunContext, 'readBlob'>,
+  revision: string,
+  reply: unknown,
+): Promise<unknown> {
+  const { findings } = reply as ReviewerReply;
+  if (findings.length === 0) return reply;
+  // Each file once, read together (a file at a commit id is read from git once per run).
+  const files = [...new Set(findings.map((f) => f.file))];
+  const counts = new Map(
+    await Promise.all(
+      files.map(async (f) => {
+        const blob = await ctx.readBlob(revision, f);
+        return [f, blob === null ? null : lineCount(blob)] as const;
+      }),
+    ),
+  );
+  const problem = findingLinesProblem(findings, (f) => counts.get(f) ?? null, revision);
+  if (problem) throw new MalformedReplyError(problem);
+  return reply;
+}

@@ -1,0 +1,108 @@
+/**
+ * What of a fixer's edit lands (issue 15, points 17 and 18), with real git,
+ * real subprocess agents and the real SQLite ledger:
+ * - the user saving a file in their own checkout while the fixer runs does
+ *   not fail the run nor blame the fixer: the fix lands, the change is noted;
+ * - a fixer edit inside a submodule cannot land: the fix round says so, by
+ *   the submodule's path, and the round log and escalation report count it
+ *   as no progress for that reason.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escalationJson, escalationMarkdown } from '../../src/loop/escalation.js';
+import type { FixResult } from '../../src/loop/stages/fix.js';
+import {
+  baseConfig,
+  ensureBuilt,
+  FIXED_FILE,
+  findings,
+  HEAD_FILE,
+  inProcess,
+  makeReviewRepo,
+  pass,
+  type ReviewRepo,
+  raceFinding,
+  review,
+} from './helpers.js';
+
+const repos: ReviewRepo[] = [];
+beforeAll(() => ensureBuilt(), 120_000);
+afterAll(async () => {
+  for (const r of repos) await r.cleanup();
+});
+
+const fixOf = (report: { stages: { round: number; stage: string; result: unknown }[] }, round: number) =>
+  report.stages.find((s) => s.stage === 'fix' && s.round === round)?.result as FixResult | undefined;
+
+describe("the user's tree while the fixer runs (point 17)", () => {
+  it('a save in the user checkout mid-fix: the fix lands, the run ends clear, the save is only noted', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
+    repos.push(r);
+    r.plan({
+      reviewer: [{ round: 1, reply: findings(raceFinding()) }, { reply: pass }],
+      // Long enough for the test to save a file while the fixer is in its call.
+      fixer: [{ sleepMs: 1500, write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
+    });
+    const mine = `${HEAD_FILE}// saved by the user mid-fix\n`;
+    const p = await inProcess(r.dir);
+    try {
+      const running = review(p, r.dir);
+      // The agent counts its call as soon as it starts: then the user saves.
+      while (!r.counts().fixer) await new Promise((res) => setTimeout(res, 20));
+      writeFileSync(join(r.dir, 'src/calc.js'), mine);
+      const { report } = await running;
+      expect(report.run, report.run.detail ?? '').toMatchObject({ status: 'completed', outcome: 'clear' });
+      const fix = fixOf(report, 1);
+      expect(fix?.commit).toEqual(expect.any(String));
+      expect(fix?.userTreeChanged).toEqual(['src/calc.js']);
+      expect(report.run.head).toBe(fix?.commit);
+      // The user's save is theirs, untouched; the fix is on the run's ref.
+      expect(readFileSync(join(r.dir, 'src/calc.js'), 'utf8')).toBe(mine);
+      expect(r.repo.git(['show', `${fix?.commit}:src/calc.js`])).toBe(FIXED_FILE.replace(/\n$/, ''));
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+describe('a fixer edit inside a submodule (point 18)', () => {
+  it('does not land, says so by the submodule path, and counts as no progress in the round log and escalation', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
+    repos.push(r);
+    // The change adds a submodule at vendor/lib (a gitlink; run checkouts leave it empty).
+    r.repo.write('.gitmodules', '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./lib\n');
+    r.repo.git(['update-index', '--add', '--cacheinfo', `160000,${r.base},vendor/lib`]);
+    r.repo.git(['add', '.gitmodules']);
+    r.repo.git(['commit', '-q', '-m', 'add a submodule']);
+    const head = r.repo.git(['rev-parse', 'HEAD']);
+    r.plan({
+      reviewer: [{ reply: findings(raceFinding()) }],
+      fixer: [{ write: { 'vendor/lib/src/fix.c': 'int fixed = 1;\n' }, reply: { disputed: [] } }],
+    });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run).toMatchObject({
+        status: 'completed',
+        outcome: 'findings',
+        stopReason: 'no_progress',
+      });
+      expect(report.run.head).toBe(head);
+      const fix = fixOf(report, 1);
+      expect(fix?.commit).toBeNull();
+      expect(fix?.notLanded).toMatch(/inside submodule vendor\/lib \(vendor\/lib\/src\/fix\.c\)/);
+      const e = escalationJson(report);
+      expect(e.rounds.find((x) => x.round === 1)?.fix?.notLanded).toMatch(/vendor\/lib/);
+      expect(e.decisions.find((d) => d.round === 2)).toMatchObject({
+        progress: false,
+        priorFixNotLanded: expect.stringMatching(/submodule vendor\/lib/),
+      });
+      const md = escalationMarkdown(report);
+      expect(md).toMatch(/round 1's fix did not land: the fixer edited inside submodule vendor\/lib/);
+      expect(md).toMatch(/The fix of this round did not land/);
+    } finally {
+      await p.close();
+    }
+  });
+});
