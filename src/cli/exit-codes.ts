@@ -12,6 +12,10 @@ export const Exit = {
   badRecord: 4,
   /** The ledger cannot be used: locked, read-only, full or corrupt. */
   store: 5,
+  /** publish: the forge refused before anything was written (read-only token, unknown PR, 404/422). */
+  publishedNothing: 6,
+  /** publish: the forge refused after some writes; publishing again completes it. */
+  publishedPartly: 7,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
