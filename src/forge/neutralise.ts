@@ -17,12 +17,16 @@ const hex = (c: string): string => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}
  * and markdown metacharacters escaped, newlines folded to spaces.
  */
 export function neutralise(text: string, maxChars = 4000): string {
-  let s = text.replace(/\r\n?/g, '\n').replace(INVISIBLE, hex);
+  let s = text.replace(/\r\n?/g, '\n');
   if (s.length > maxChars) s = `${s.slice(0, maxChars)}…`;
   return (
     s
-      .replace(/[\\`*_{}[\]()<>#+!|~&"'=-]/g, (c) => `\\${c}`)
-      // A zero-width joiner after @ keeps "@name" readable and stops the ping (GitHub and GitLab).
+      .replace(/[\\`*_{}[\]()<>#+!|~&"'=-]/g, (c) =>
+        c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`,
+      )
+      // After the escapes, so the backslash of `\u{..}` is shown, not read as one.
+      .replace(INVISIBLE, hex)
+      // A word joiner after @ keeps "@name" readable and stops the ping (GitHub and GitLab); after # it stops the link.
       .replace(/@(?=[A-Za-z0-9_\\])/g, '@\u2060')
       .replace(/\\#(?=\d)/g, '\\#\u2060')
       .replace(/\n+/g, ' ')
