@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { findingMarker, runMarker } from '../../src/forge/markers.js';
 import { planPublication } from '../../src/forge/plan.js';
 import { DEFAULT_PUBLISH_OPTIONS } from '../../src/forge/publish.js';
-import type { ForgeState, RecordCheck, RunView, ViewFinding } from '../../src/forge/types.js';
+import type { ForgeState, ForgeThread, RecordCheck, RunView, ViewFinding } from '../../src/forge/types.js';
 
 const H = 'a'.repeat(40);
 const FIX = 'f'.repeat(40);
@@ -55,6 +55,18 @@ const state = (over: Partial<ForgeState> = {}): ForgeState => ({
   threads: [],
   checks: [],
   commentable: new Map([['src/a.ts', [{ first: 1, last: 20 }]]]),
+  ...over,
+});
+
+const thread = (over: Partial<ForgeThread>): ForgeThread => ({
+  commentId: '5',
+  threadId: 'T5',
+  fingerprint: '2'.repeat(24),
+  runId: 'run0',
+  revision: H,
+  body: 'x',
+  resolved: false,
+  resolvedByPerson: false,
   ...over,
 });
 
@@ -145,31 +157,29 @@ describe('what the plan writes', () => {
   });
 
   it('a stale run posts neither a review nor a comment, and resolves nothing', () => {
-    const thread = {
+    const open = thread({
       commentId: '5',
       threadId: 'T5',
       fingerprint: '2'.repeat(24),
-      runId: 'run0',
       revision: H,
       body: 'x',
       resolved: false,
       resolvedByPerson: false,
-    };
-    expect(kinds(plan(view(clear), state({ head: OTHER, threads: [thread] }), ok))).toEqual(['set_check']);
+    });
+    expect(kinds(plan(view(clear), state({ head: OTHER, threads: [open] }), ok))).toEqual(['set_check']);
   });
 
   it('a run that did not complete resolves nothing (a missing result is never a fix)', () => {
-    const thread = {
+    const open = thread({
       commentId: '5',
       threadId: 'T5',
       fingerprint: '2'.repeat(24),
-      runId: 'run0',
       revision: H,
       body: 'x',
       resolved: false,
       resolvedByPerson: false,
-    };
-    const p = plan(view({ status: 'failed', outcome: null, findings: [] }), state({ threads: [thread] }));
+    });
+    const p = plan(view({ status: 'failed', outcome: null, findings: [] }), state({ threads: [open] }));
     expect(kinds(p)).toEqual(['create_summary', 'set_check']);
   });
 
@@ -199,16 +209,15 @@ describe('what the plan writes', () => {
   });
 
   it('a fingerprint a person dismissed, or refuted earlier on the change, is never posted', () => {
-    const dismissed = {
+    const dismissed = thread({
       commentId: '5',
       threadId: 'T5',
       fingerprint: '1'.repeat(24),
-      runId: 'run0',
       revision: H,
       body: 'theirs',
       resolved: true,
       resolvedByPerson: true,
-    };
+    });
     expect(kinds(plan(view(), state({ threads: [dismissed] })))).toEqual(['create_summary', 'set_check']);
     const refuted = view({
       prior: [
