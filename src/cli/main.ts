@@ -190,7 +190,7 @@ withRepo(program.command('export'))
   .argument('<run>', 'run id or prefix')
   .addOption(
     new Option('--format <f>', 'report format')
-      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation'])
+      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation', 'rdjson'])
       .default('markdown'),
   )
   .option('--out <file>', 'write to a file instead of stdout')
