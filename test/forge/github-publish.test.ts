@@ -168,6 +168,30 @@ describe('GitHub publication (invariant 17)', () => {
     expect(gh.reviews[1]?.body).toContain('Dismissed on this pull request (1)');
   });
 
+  it("a person's `settle --decision overturned` carries to the next run: the comment says dismissed and is resolved, never posted again", async () => {
+    await setup();
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding(), shared()) }] });
+    const first = await review(p, r.dir);
+    await publishGitHub(p, r.dir, gh, first.run.id);
+    const target = first.report.findings.find((f) => f.reported.claim.includes('module state'));
+    if (!target) throw new Error('no shared-state finding');
+    await p.store.settle(target.id, {
+      by: 'alice',
+      decision: 'overturned',
+      note: 'one module per worker',
+      at: Date.now(),
+    });
+
+    r.repo.write('src/other.js', 'export const x = 1;\n');
+    pushTo(gh, r.repo, 7, r.base, r.repo.commit('unrelated'));
+    const second = await review(p, r.dir);
+    await publishGitHub(p, r.dir, gh, second.run.id);
+    expect(gh.counts().comments).toBe(2);
+    const c = gh.comments.find((x) => x.body.includes('module state'));
+    expect(c?.body).toContain('**Dismissed** by alice: one module per worker');
+    expect(gh.threadOf(c?.id ?? 0)).toMatchObject({ isResolved: true, resolvedBy: 'github-actions[bot]' });
+  });
+
   it('a force-push mid-run: no inline comment, and the check on the new head says stale', async () => {
     await setup();
     r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding(), shared()) }] });
