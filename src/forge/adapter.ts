@@ -1,4 +1,5 @@
 /** What publication needs of a forge: read its state, carry out a plan. One implementation per forge. */
+import type { ForgeRefusedError } from './errors.js';
 import type { ForgeName, ForgeState, PublishPlan } from './types.js';
 
 export interface ExecuteResult {
@@ -18,3 +19,19 @@ export interface ForgeAdapter {
   read(): Promise<ForgeState>;
   execute(plan: PublishPlan, runId: string): Promise<ExecuteResult>;
 }
+
+/**
+ * A write that counts itself into `out.writes`, or fails as a refusal naming
+ * what was refused and how many writes landed before it (exit 6 or 7).
+ */
+export const countedWrite =
+  (out: ExecuteResult, refusal: (what: string, written: number, err: unknown) => ForgeRefusedError) =>
+  async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      const r = await call();
+      out.writes++;
+      return r;
+    } catch (err) {
+      throw refusal(what, out.writes, err);
+    }
+  };

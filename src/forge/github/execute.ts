@@ -5,7 +5,7 @@
  * check runs (anything but a GitHub App's, GITHUB_TOKEN included) gets a
  * commit status with context `revloop` instead.
  */
-import type { ExecuteResult } from '../adapter.js';
+import { countedWrite, type ExecuteResult } from '../adapter.js';
 import type { Conclusion, PublishPlan } from '../types.js';
 import type { GitHubClient } from './client.js';
 import { CHECK_NAME, EXTERNAL_ID, type GitHubTarget } from './read.js';
@@ -39,15 +39,7 @@ export async function executeGitHub(
   };
   const base = { owner: t.owner, repo: t.repo };
   let statusMode = opts.statusMode;
-  const step = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      const r = await call();
-      out.writes++;
-      return r;
-    } catch (err) {
-      throw refusal(what, out.writes, err);
-    }
-  };
+  const step = countedWrite(out, refusal);
   const status = (sha: string, conclusion: Conclusion, title: string) =>
     step(`POST commit status on ${sha.slice(0, 7)}`, () =>
       gh.rest.repos.createCommitStatus({
