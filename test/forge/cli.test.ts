@@ -28,7 +28,8 @@ let r: ReviewRepo;
 let p: InProcess;
 let tmp: string;
 
-beforeAll(() => ensureBuilt());
+// The build runs once here when src/ changed; on a loaded machine it can take minutes.
+beforeAll(() => ensureBuilt(), 600_000);
 
 beforeEach(async () => {
   gh = await startGitHub();
