@@ -16,6 +16,10 @@ export const Exit = {
   nothingToReview: 6,
   /** review --apply: the run ended clear with fixes, but the branch did not get them (the message says why). */
   notApplied: 7,
+  /** publish: the forge refused before anything was written (read-only token, unknown PR, 404/422). */
+  publishedNothing: 8,
+  /** publish: the forge refused after some writes; publishing again completes it. */
+  publishedPartly: 9,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;

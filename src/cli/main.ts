@@ -84,6 +84,29 @@ const withRepo = (c: Cli) =>
     .option('--repo <dir>', 'repository directory', '.')
     .option('--store <url>', 'ledger: sqlite:PATH or postgres://...');
 
+/** Flags shared by `publish` and `review --publish` (src/forge/target.ts reads the CI environment for the rest). */
+const withPublish = (c: Cli) =>
+  c
+    .option(
+      '--repository <slug>',
+      'GitHub OWNER/NAME or GitLab project id (default: GITHUB_REPOSITORY / CI_PROJECT_ID)',
+    )
+    .option('--pr <n>', 'pull or merge request number (default: from the CI event)')
+    .option('--api-url <url>', 'API base URL (default: GITHUB_API_URL / CI_API_V4_URL)')
+    .option(
+      '--token-env <name>',
+      'environment variable holding the token (default: GITHUB_TOKEN / GITLAB_TOKEN)',
+    )
+    .option('--event <e>', 'review event when blockers stand: COMMENT (default) or REQUEST_CHANGES')
+    .option('--no-suggestions', "do not offer the fixer's changes as suggestions")
+    .option('--suggestion-lines <n>', 'longest fixer change offered as a suggestion (default 10)')
+    .option(
+      '--incomplete <c>',
+      'check conclusion for a run that did not complete: neutral (default) or failure',
+    )
+    .option('--key <pub...>', "trusted public key file(s) for the record's verification")
+    .option('--keys-from <ref>', 'trust the keys listed in the config at this ref');
+
 program
   .command('init')
   .description('write a starter config, criteria and a signing key')
@@ -92,7 +115,7 @@ program
   .option('--json', 'print JSON')
   .action(lazy('init'));
 
-withRepo(program.command('review'))
+withPublish(withRepo(program.command('review')))
   .description('admit and run a review loop in this process')
   .option('--base <ref>', 'base ref (default: the upstream or main)')
   .option('--head <ref>', 'head ref', 'HEAD')
@@ -102,6 +125,9 @@ withRepo(program.command('review'))
   .option('--out <file>', 'also write the signed record here')
   .option('--apply', 'fast-forward the change branch to the run head when it ends clear')
   .option('--json', 'print one JSON document')
+  .addOption(
+    new Option('--publish <forge>', 'publish the run to its pull request').choices(['github', 'gitlab']),
+  )
   .action(lazy('review'));
 
 withRepo(program.command('enqueue'))
@@ -164,11 +190,18 @@ withRepo(program.command('export'))
   .argument('<run>', 'run id or prefix')
   .addOption(
     new Option('--format <f>', 'report format')
-      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation'])
+      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation', 'rdjson'])
       .default('markdown'),
   )
   .option('--out <file>', 'write to a file instead of stdout')
   .action(lazy('export'));
+
+withPublish(withRepo(program.command('publish')))
+  .description('publish a run to its pull request: one review, inline comments, a check on the live head')
+  .argument('<run>', 'run id or prefix')
+  .addOption(new Option('--to <forge>', 'the forge').choices(['github', 'gitlab']).makeOptionMandatory())
+  .option('--json', 'print one JSON document')
+  .action(lazy('publish'));
 
 program
   .command('verify')

@@ -74,6 +74,12 @@ export interface VerifyOptions {
   keysFrom?: string | undefined;
   /** Accept outcome `findings`. */
   allowFindings?: boolean | undefined;
+  /**
+   * The commit the record must cover, instead of the checkout's HEAD: publication
+   * checks a record against a pull request's live head, which CI rarely checks out
+   * (a `pull_request` job checks out the merge commit).
+   */
+  subject?: string | undefined;
 }
 
 interface Predicate {
@@ -166,7 +172,7 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   const criteriaFrom = snap.configFrom === 'head' ? 'head' : 'base';
   const criteriaAt = criteriaFrom === 'head' ? snap.head : snap.base;
   const rootP = settle(git.root(repo));
-  const headP = settle(git.resolve(repo, 'HEAD'));
+  const headP = settle(opts.subject ? Promise.resolve(opts.subject) : git.resolve(repo, 'HEAD'));
   const diffP = settle(git.diffDigest(repo, snap.mergeBase, p.finalHead));
   const criteriaP = settle(git.readFile(repo, criteriaAt, snap.criteriaPath));
   const trustP = explicit

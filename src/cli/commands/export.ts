@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../../io/atomic-file.js';
 import { escalationMarkdown } from '../../loop/escalation.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
-import { toGithubAnnotations, toJunit, toMarkdown, toSarif } from '../../report/index.js';
+import { toGithubAnnotations, toJunit, toMarkdown, toRdjson, toSarif } from '../../report/index.js';
 import { openRepo } from '../context.js';
 import type { Command } from '../io.js';
 
@@ -16,7 +16,7 @@ interface Opts {
   out?: string;
 }
 
-const FORMATS = ['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation'] as const;
+const FORMATS = ['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation', 'rdjson'] as const;
 
 /** Reports of one run: the round log `analyze` reads, and what CI systems read. */
 const exportRun: Command<Opts> = async (args, opts, io) => {
@@ -43,6 +43,9 @@ const exportRun: Command<Opts> = async (args, opts, io) => {
         break;
       case 'escalation':
         text = escalationMarkdown(report);
+        break;
+      case 'rdjson':
+        text = `${JSON.stringify(toRdjson(report), null, 2)}\n`;
         break;
       default:
         text = toMarkdown(report);

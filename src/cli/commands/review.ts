@@ -7,9 +7,12 @@ import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
 import { progressPrinter } from '../progress.js';
+import { type PublishFlags, publishOnReview } from '../publish-on-review.js';
 import { runJson } from '../run-json.js';
 
-interface Opts {
+interface Opts extends PublishFlags {
+  /** Publish the run to its pull request (github or gitlab) once it ends. */
+  publish?: string;
   repo?: string;
   store?: string;
   base?: string;
@@ -29,8 +32,11 @@ export const exitForRun = (status: string, outcome: string | null): number =>
 const review: Command<Opts> = async (_args, opts, io) => {
   if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
     throw new UsageError('--config-from must be "base" or "head"');
+  // The forge is named before the loop spends anything: a missing token is a usage error now, not after the run.
+  const publishTo = opts.publish ? publishOnReview.prepare(opts, io) : null;
   const progress = progressPrinter(io, io.isTTY && !opts.json);
-  const { store, deps } = await openRepo(io, opts, progress.onEvent);
+  const ctx = await openRepo(io, opts, progress.onEvent);
+  const { store, deps } = ctx;
   try {
     const res = await reviewRevision(
       deps,
@@ -63,11 +69,15 @@ const review: Command<Opts> = async (_args, opts, io) => {
     const report = await loadRunReport(store, res.run.id);
     if (!report) throw new Error('run vanished');
     const applied = opts.apply ? await applyRun(deps, res.run) : null;
+    // A fork's read-only token or a refusing forge never changes the exit code: the run's outcome does.
+    const published =
+      publishTo && !res.detached ? await publishTo(ctx, report, Boolean(opts.json)) : undefined;
     if (opts.json)
       printJson(io, {
         ...runJson(report, res.recordPath),
         admitted: res.admitted,
         applied: applied?.message ?? null,
+        ...(published ? { published } : {}),
       });
     else {
       if (res.admitted === 'existing')

@@ -1,0 +1,130 @@
+/**
+ * `revloop publish RUN --to github|gitlab`: one review with inline comments
+ * and a check on the pull request's live head (src/forge). Exit 0 when the
+ * pull request shows the run, 6 when the forge refused before anything was
+ * written, 7 when it refused after some writes (publishing again completes
+ * it); the ledger and the record are only read.
+ */
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import {
+  DEFAULT_PUBLISH_OPTIONS,
+  ForgeRefusedError,
+  forgeAdapter,
+  type PublishOptions,
+  publishRun,
+  resolveTarget,
+} from '../../forge/index.js';
+import { createGit } from '../../git/index.js';
+import { findRunOrThrow } from '../../loop/operations.js';
+import { openRepo } from '../context.js';
+import { Exit } from '../exit-codes.js';
+import { type CliIO, type Command, printJson } from '../io.js';
+
+export interface PublishFlags {
+  to?: string;
+  repository?: string;
+  pr?: string;
+  apiUrl?: string;
+  tokenEnv?: string;
+  event?: string;
+  suggestions?: boolean;
+  suggestionLines?: string;
+  incomplete?: string;
+  key?: string[];
+  keysFrom?: string;
+}
+
+interface Opts extends PublishFlags {
+  repo?: string;
+  store?: string;
+  json?: boolean;
+}
+
+export function publishOptions(o: PublishFlags): PublishOptions {
+  const out = { ...DEFAULT_PUBLISH_OPTIONS };
+  if (o.event !== undefined) {
+    if (o.event !== 'COMMENT' && o.event !== 'REQUEST_CHANGES')
+      throw new UsageError(`--event must be COMMENT or REQUEST_CHANGES, not "${o.event}"`);
+    out.event = o.event;
+  }
+  if (o.incomplete !== undefined) {
+    if (o.incomplete !== 'neutral' && o.incomplete !== 'failure')
+      throw new UsageError(`--incomplete must be neutral or failure, not "${o.incomplete}"`);
+    out.incomplete = o.incomplete;
+  }
+  if (o.suggestionLines !== undefined) {
+    if (!/^\d{1,4}$/.test(o.suggestionLines))
+      throw new UsageError(`--suggestion-lines must be a number of lines, not "${o.suggestionLines}"`);
+    out.suggestionLines = Number(o.suggestionLines);
+  }
+  if (o.suggestions === false) out.suggestions = false;
+  return out;
+}
+
+/** Publishes a run; shared by `publish` and `review --publish`. Returns the exit code of publication. */
+export async function publishAndReport(
+  io: CliIO,
+  ctx: Awaited<ReturnType<typeof openRepo>>,
+  runId: string,
+  flags: PublishFlags,
+  json: boolean,
+  /** Leave the refusal's line to the caller (review --publish says it in its own one line). */
+  quiet = false,
+): Promise<{ code: number; result: Record<string, unknown> }> {
+  const options = publishOptions(flags);
+  const target = resolveTarget(flags, io.env);
+  const adapter = await forgeAdapter(target);
+  try {
+    const r = await publishRun(
+      { store: ctx.store, git: createGit(), repoRoot: ctx.root },
+      { runId, adapter, options, keys: flags.key?.map((k) => resolve(io.cwd, k)), keysFrom: flags.keysFrom },
+    );
+    const result = {
+      published: true,
+      forge: r.forge,
+      target: r.target,
+      runId: r.runId,
+      reviewId: r.reviewId,
+      comments: { created: r.created, updated: r.updated, resolved: r.resolved },
+      check: r.check,
+      stale: r.stale,
+      writes: r.writes,
+    };
+    if (!json)
+      io.stdout(
+        `revloop publish: ${r.target}: ${r.writes ? `${r.writes} write(s)` : 'already up to date'}; ${r.created} comment(s) created, ${r.updated} updated, ${r.resolved} resolved; check ${r.check.conclusion} on ${r.check.sha.slice(0, 7)}: ${r.check.title}\n`,
+      );
+    return { code: Exit.ok, result };
+  } catch (err) {
+    if (!(err instanceof ForgeRefusedError)) throw err;
+    if (!quiet) io.stderr(`revloop publish: ${adapter.where}: ${err.message}\n`);
+    const code = err.written ? Exit.publishedPartly : Exit.publishedNothing;
+    return {
+      code,
+      result: {
+        published: false,
+        partly: err.written > 0,
+        target: adapter.where,
+        runId,
+        error: err.message,
+        status: err.status,
+        readOnly: err.readOnly,
+      },
+    };
+  }
+}
+
+const publish: Command<Opts> = async (args, opts, io) => {
+  const ctx = await openRepo(io, opts);
+  try {
+    const run = await findRunOrThrow(ctx.deps, args[0] ?? '');
+    const { code, result } = await publishAndReport(io, ctx, run.id, opts, Boolean(opts.json));
+    if (opts.json) printJson(io, result);
+    return code;
+  } finally {
+    await ctx.store.close();
+  }
+};
+
+export default publish;

@@ -1,0 +1,43 @@
+/**
+ * Which lines of a pull request's diff a forge accepts a comment on: the
+ * new-side lines inside each hunk of the file's patch (added and context
+ * lines). A comment on any other line is refused by the forge, so the
+ * planner folds such findings into the summary instead.
+ */
+
+/** One hunk's new-side lines, first..last inclusive. */
+export interface LineSpan {
+  first: number;
+  last: number;
+}
+
+export type CommentableLines = ReadonlyMap<string, readonly LineSpan[]>;
+
+const HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/;
+
+/** New-side spans of a unified patch (the `patch` field GitHub returns per file). */
+export function patchSpans(patch: string): LineSpan[] {
+  const spans: LineSpan[] = [];
+  let next = 0;
+  let cur: LineSpan | null = null;
+  for (const line of patch.split('\n')) {
+    const h = HUNK.exec(line);
+    if (h) {
+      if (cur && cur.last >= cur.first) spans.push(cur);
+      next = Number(h[1]);
+      cur = { first: next, last: next - 1 };
+      continue;
+    }
+    if (!cur || !(line.startsWith(' ') || line.startsWith('+'))) continue;
+    cur.last = next;
+    next++;
+  }
+  if (cur && cur.last >= cur.first) spans.push(cur);
+  return spans;
+}
+
+/** The span holding both ends of `line..endLine`, or null when the range is not inside one hunk. */
+export function spanOf(lines: CommentableLines, path: string, line: number, endLine = line): LineSpan | null {
+  for (const s of lines.get(path) ?? []) if (line >= s.first && endLine <= s.last) return s;
+  return null;
+}
