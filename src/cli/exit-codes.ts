@@ -12,6 +12,8 @@ export const Exit = {
   badRecord: 4,
   /** The ledger cannot be used: locked, read-only, full or corrupt. */
   store: 5,
+  /** A file could not be written for want of room or a failing device; the ledger is intact. */
+  writeFailed: 6,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
@@ -24,6 +26,7 @@ const byCode: Record<string, number> = {
   store_corrupt: Exit.store,
   store_unavailable: Exit.store,
   fenced_out: Exit.store,
+  write_failed: Exit.writeFailed,
 };
 
 export function exitCodeFor(err: unknown): number {

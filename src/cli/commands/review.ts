@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
+import { checkFileTarget } from '../../io/atomic-file.js';
 import { reviewRevision } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
@@ -29,6 +31,8 @@ export const exitForRun = (status: string, outcome: string | null): number =>
 const review: Command<Opts> = async (_args, opts, io) => {
   if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
     throw new UsageError('--config-from must be "base" or "head"');
+  // A bad --out is said now, not after the whole loop ran.
+  if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, io.isTTY && !opts.json);
   const { store, deps } = await openRepo(io, opts, progress.onEvent);
   try {
