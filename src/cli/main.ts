@@ -9,6 +9,7 @@ import type { Command as Cli } from 'commander';
 import { RevloopError } from '../core/errors.js';
 import { Exit, exitCodeFor } from './exit-codes.js';
 import type { CliIO, Command } from './io.js';
+import { terminalSafe } from './terminal-safe.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -25,8 +26,10 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 const io: CliIO = {
   cwd: process.cwd(),
   env: process.env,
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  // Everything printed may carry reviewer text or ledger ids: escaped where it meets the terminal.
+  stdout: (t) => process.stdout.write(terminalSafe(t)),
+  stderr: (t) => process.stderr.write(terminalSafe(t)),
+  progress: (t) => process.stderr.write(t),
   isTTY: Boolean(process.stdout.isTTY),
   stopSignal: controller.signal,
   self: /(^|\/)revloop$/.test(process.argv[1] ?? '')
@@ -46,7 +49,7 @@ if (process.argv[2] === 'verify') {
     try {
       exitCode = await verify.default(parsed.args, parsed.opts, io);
     } catch (err) {
-      process.stderr.write(
+      io.stderr(
         `revloop: ${err instanceof RevloopError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`}\n`,
       );
       exitCode = exitCodeFor(err);
@@ -75,6 +78,7 @@ const program = new CliCommand('revloop')
   .version(pkg.version, '-V, --version')
   // Bad input is one line naming what was wrong (see `revloop --help` for usage).
   .configureOutput({
+    writeErr: (str) => io.stderr(str),
     outputError: (str, write) => write(`revloop: ${str.replace(/^error: /, '').trimEnd()}\n`),
   })
   .exitOverride();
@@ -251,10 +255,10 @@ try {
   if (err instanceof CommanderError) {
     exitCode = err.exitCode === 0 ? Exit.ok : Exit.usage;
   } else if (err instanceof RevloopError) {
-    process.stderr.write(`revloop: ${err.message}\n`);
+    io.stderr(`revloop: ${err.message}\n`);
     exitCode = exitCodeFor(err);
   } else {
-    process.stderr.write(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    io.stderr(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     exitCode = Exit.internal;
   }
 }

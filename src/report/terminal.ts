@@ -2,8 +2,11 @@
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { lineRange, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
-/** One line of model text: newlines folded, control characters dropped (no terminal escapes). */
-const oneLine = (s: string): string => s.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+/**
+ * One line of model text: line breaks folded, so a reply cannot forge a line
+ * of its own. Escapes are the CLI's (src/cli/terminal-safe.ts, at the write).
+ */
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ');
 
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
@@ -24,7 +27,7 @@ export function renderRunSummary(report: RunReport): string {
       const why = whyNotBlocking(f);
       const tag = isBlocker(f) ? 'BLOCKS' : why === 'MINOR' ? '' : `[${oneLine(why ?? '')}]`;
       out.push(
-        `    ${f.severity.padEnd(8)} ${lineRange(f)}  ${f.reviewer}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
+        `    ${f.severity.padEnd(8)} ${oneLine(lineRange(f))}  ${oneLine(f.reviewer)}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
       );
     }
   }

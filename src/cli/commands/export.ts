@@ -8,6 +8,7 @@ import { loadRunReport } from '../../loop/run-report-loader.js';
 import { toGithubAnnotations, toJunit, toMarkdown, toSarif } from '../../report/index.js';
 import { openRepo } from '../context.js';
 import type { Command } from '../io.js';
+import { jsonSafe } from '../terminal-safe.js';
 
 interface Opts {
   repo?: string;
@@ -49,7 +50,8 @@ const exportRun: Command<Opts> = async (args, opts, io) => {
     }
     if (!text.endsWith('\n')) text += '\n';
     if (opts.out) writeFileAtomic(resolve(io.cwd, opts.out), text);
-    else io.stdout(text);
+    // JSON keeps parsing to the same value: what a terminal would obey becomes a JSON escape.
+    else io.stdout(opts.format === 'rounds' || opts.format === 'sarif' ? jsonSafe(text) : text);
     return 0;
   } finally {
     await store.close();

@@ -6,6 +6,7 @@ import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
 import { runJson } from '../run-json.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 interface Opts {
   repo?: string;
@@ -71,7 +72,8 @@ const status: Command<Opts> = async (args, opts, io) => {
     const now = deps.clock.now();
     const rows = runs.map((r) => [
       r.id,
-      r.snapshot.change.slice(0, 28),
+      // Escaped before measuring, so the columns line up with what is printed.
+      terminalSafe(r.snapshot.change).slice(0, 28),
       r.status,
       r.outcome ?? '-',
       r.stopReason ?? r.reason ?? '-',
