@@ -15,6 +15,8 @@ export interface CliIO {
   isTTY: boolean;
   /** Resolves when SIGINT/SIGTERM arrives (workers finish the current call, then stop). */
   stopSignal: AbortSignal;
+  /** The run this command is driving (null once it ended), so an interrupt can say how to resume it. */
+  noteRun: (runId: string | null) => void;
   /** How a user runs this CLI again (`revloop` when it is on PATH), for hints that name commands. */
   self: string;
 }

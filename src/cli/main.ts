@@ -16,9 +16,17 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 };
 
 const controller = new AbortController();
+/** The run a command is driving (CliIO.noteRun), named by every way out that leaves it unfinished. */
+let drivingRun: string | null = null;
+const resumeHint = (runId: string) =>
+  `run ${runId} did not finish; resume it with: ${io.self} resume ${runId}`;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) {
+      // A second interrupt does not wait for the call under way; it still says what is left.
+      if (drivingRun) process.stderr.write(`\nrevloop: interrupted: ${resumeHint(drivingRun)}\n`);
+      process.exit(130);
+    }
     controller.abort();
   });
 }
@@ -32,6 +40,9 @@ const io: CliIO = {
   progress: (t) => process.stderr.write(t),
   isTTY: Boolean(process.stdout.isTTY),
   stopSignal: controller.signal,
+  noteRun: (runId) => {
+    drivingRun = runId;
+  },
   self: /(^|\/)revloop$/.test(process.argv[1] ?? '')
     ? 'revloop'
     : `node ${process.argv[1] ?? 'dist/cli/main.js'}`,
@@ -255,7 +266,9 @@ try {
   if (err instanceof CommanderError) {
     exitCode = err.exitCode === 0 ? Exit.ok : Exit.usage;
   } else if (err instanceof RevloopError) {
-    io.stderr(`revloop: ${err.message}\n`);
+    // A ledger fault mid-run leaves an admitted run behind: name it, and the way back.
+    const run = drivingRun && err.code.startsWith('store_') ? `; ${resumeHint(drivingRun)}` : '';
+    io.stderr(`revloop: ${err.message}${run}\n`);
     exitCode = exitCodeFor(err);
   } else {
     io.stderr(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);

@@ -48,7 +48,15 @@ export function revOps(
   commonDir: CommonDir,
 ): Pick<
   Git,
-  'root' | 'locate' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'
+  | 'root'
+  | 'locate'
+  | 'resolve'
+  | 'fullRefName'
+  | 'refHolds'
+  | 'commitExists'
+  | 'mergeBase'
+  | 'readFile'
+  | 'pathKind'
 > {
   const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
@@ -145,7 +153,16 @@ export function revOps(
       // Exit 1 with nothing on stderr: both commits exist but share no history.
       const err = await explainFailure(run, repo, [a, b], run.failure(repo, ['merge-base'], res));
       if (err instanceof UnknownRefError || res.code !== 1) throw err;
-      throw new NoMergeBaseError(a, b, repo);
+      const shallow = await run.exec(repo, ['rev-parse', '--is-shallow-repository']);
+      throw new NoMergeBaseError(a, b, repo, shallow.code === 0 && text(shallow.stdout) === 'true');
+    },
+
+    async pathKind(repo, sha, path) {
+      assertRev(repo, sha);
+      const res = await run.exec(repo, ['cat-file', '-t', `${sha}:${path}`]);
+      if (res.code !== 0) return null;
+      const t = text(res.stdout);
+      return t === 'blob' ? 'file' : t === 'tree' ? 'directory' : t === 'commit' ? 'submodule' : null;
     },
 
     async readFile(repo, sha, path) {

@@ -74,8 +74,9 @@ export async function openRepoStore(
   repoRoot: string,
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
+  mode: { readonly?: boolean } = {},
 ): Promise<Store> {
-  return openStore(storeUrlFor(repoRoot, flag, env), { repoRoot });
+  return openStore(storeUrlFor(repoRoot, flag, env), { repoRoot, userUrl: true, readonly: mode.readonly });
 }
 
 export interface ComposeOptions {

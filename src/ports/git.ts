@@ -85,6 +85,8 @@ export interface Git {
   mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null>;
   /** Contents of a file at a commit, or null when absent. */
   readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
+  /** What a path is at a commit, to say why a file is missing (a directory, a submodule), or null when absent. */
+  pathKind?(repo: string, sha: string, path: string): Promise<'file' | 'directory' | 'submodule' | null>;
 
   // Worktrees and commits for the fixer.
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;

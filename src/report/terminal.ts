@@ -8,6 +8,22 @@ import { lineRange, sortFindings, verdictPhrase, whyNotBlocking } from './findin
  */
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ');
 
+/**
+ * Reviewers of the snapshot with no recorded verdict in round `round`, or
+ * null when the round's review completed. A round nobody finished reviewing
+ * has no blocking count to show: "0 blocking" would read as clean (invariant 18).
+ */
+export function unansweredReviewers(
+  report: Pick<RunReport, 'run' | 'stages' | 'verdicts'>,
+  round: number,
+): string[] | null {
+  if (report.stages.some((s) => s.round === round && s.stage === 'review')) return null;
+  const answered = new Set(
+    report.verdicts.filter((v) => v.round === round && v.role === 'reviewer').map((v) => v.reviewer),
+  );
+  return report.run.snapshot.reviewers.map((r) => r.name).filter((n) => !answered.has(n));
+}
+
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
   const snap = run.snapshot;
@@ -20,8 +36,11 @@ export function renderRunSummary(report: RunReport): string {
   for (const r of rounds) {
     const findings = sortFindings(report.findings.filter((f) => f.round === r.round));
     const blocking = findings.filter(isBlocker).length;
+    const missing = unansweredReviewers(report, r.round);
     out.push(
-      `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)`,
+      missing
+        ? `  round ${r.round}  ${r.head.slice(0, 7)}  not reviewed: ${missing.length ? `no verdict from ${missing.map(oneLine).join(', ')}` : 'the review did not complete'}`
+        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)`,
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);

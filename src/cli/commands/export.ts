@@ -23,7 +23,7 @@ const FORMATS = ['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation']
 const exportRun: Command<Opts> = async (args, opts, io) => {
   if (!FORMATS.includes(opts.format as (typeof FORMATS)[number]))
     throw new UsageError(`unknown --format "${opts.format}"`);
-  const { store, deps } = await openRepo(io, opts);
+  const { store, deps } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     const run = await findRunOrThrow(deps, args[0] ?? '');
     const report = await loadRunReport(store, run.id);

@@ -82,8 +82,13 @@ const review: Command<Opts> = async (_args, opts, io) => {
     // stderr, so a CI log shows the reason even when stdout is parsed as JSON.
     if (res.run.status !== 'completed' && !res.detached) {
       const detail = (res.run.detail ?? '').split('\n')[0];
+      // A new push is not a failure of this run: say what happened and how to review the new head.
+      const next =
+        res.run.reason === 'superseded'
+          ? `; a new push moved the head: review the new revision with: ${io.self} review${opts.base ? ` --base ${opts.base}` : ''} --head ${opts.head}${opts.change ? ` --change ${opts.change}` : ''}`
+          : '';
       io.stderr(
-        `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}\n`,
+        `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}${next}\n`,
       );
     }
     return exitForRun(res.run.status, res.run.outcome);
