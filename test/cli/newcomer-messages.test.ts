@@ -198,6 +198,23 @@ describe('a read-only ledger (point 20)', () => {
   });
 });
 
+describe('a ledger that fills mid-run (point 20)', () => {
+  it('names the admitted run and the resume command', async (t) => {
+    // A reply far larger than the room left: admission fits, the verdict does not.
+    const big = raceFinding({
+      failureScenario: `two concurrent deposits ${'lose an update '.repeat(200_000)}`,
+    });
+    const r = await repoWith({ reviewer: [{ reply: findings(big) }] });
+    const why = tryMount(join(r.dir, '.revloop'), '1m');
+    if (why) t.skip(`cannot mount a tmpfs here: ${why}`);
+    const res = await runCli(['review', '--head', 'topic'], { cwd: r.dir });
+    const line = oneLine(res, 5);
+    expect(line).toMatch(
+      /is full \(no space left\): its last write was rolled back; run (\S+) did not finish; resume it with: .* resume \1$/,
+    );
+  });
+});
+
 describe('verify and history (point 20)', () => {
   it('a record from another repository is a mismatch, exit 3, not "fetch full history"', async () => {
     const a = await repoWith({ reviewer: [{ reply: pass }] });
