@@ -34,6 +34,7 @@ describe('the checkout readied in the background (point 12)', () => {
     });
     repos.push(r);
     let added: string | null = null;
+    let addSettled: Promise<void> = Promise.resolve();
     let ended!: () => void;
     const runEnded = new Promise<void>((done) => {
       ended = done;
@@ -42,10 +43,10 @@ describe('the checkout readied in the background (point 12)', () => {
       ...d,
       git: {
         ...d.git,
-        addWorktree: async (repo, dir, sha) => {
+        addWorktree: (repo, dir, sha) => {
           added = dir;
-          await runEnded;
-          return d.git.addWorktree(repo, dir, sha);
+          addSettled = runEnded.then(() => d.git.addWorktree(repo, dir, sha));
+          return addSettled;
         },
       },
       store: new Proxy(d.store, {
@@ -67,6 +68,9 @@ describe('the checkout readied in the background (point 12)', () => {
       expect(res.run).toMatchObject({ status: 'failed', reason: 'missing_context' });
       expect(res.run.detail).toMatch(/NO_SUCH_KEY is not set/);
       expect(added, 'the checkout was being readied beside the call').not.toBeNull();
+      // Whatever the order, judge once the add has finished: a removal that did not wait for it
+      // leaves the checkout it then made.
+      await addSettled.catch(() => undefined);
       expect(existsSync(added ?? ''), 'the checkout is gone').toBe(false);
       expect(r.repo.git(['worktree', 'list', '--porcelain'])).not.toContain(added ?? '');
     } finally {
