@@ -57,6 +57,7 @@ export function revOps(
   | 'mergeBase'
   | 'readFile'
   | 'pathKind'
+  | 'isShallow'
 > {
   const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
@@ -153,9 +154,10 @@ export function revOps(
       // Exit 1 with nothing on stderr: both commits exist but share no history.
       const err = await explainFailure(run, repo, [a, b], run.failure(repo, ['merge-base'], res));
       if (err instanceof UnknownRefError || res.code !== 1) throw err;
-      const shallow = await run.exec(repo, ['rev-parse', '--is-shallow-repository']);
-      throw new NoMergeBaseError(a, b, repo, shallow.code === 0 && text(shallow.stdout) === 'true');
+      throw new NoMergeBaseError(a, b, repo, await isShallowRepo(run, repo));
     },
+
+    isShallow: (repo) => isShallowRepo(run, repo),
 
     async pathKind(repo, sha, path) {
       assertRev(repo, sha);
@@ -188,6 +190,11 @@ export function revOps(
     },
   };
   return ops;
+}
+
+async function isShallowRepo(run: GitRunner, repo: string): Promise<boolean> {
+  const res = await run.exec(repo, ['rev-parse', '--is-shallow-repository']);
+  return res.code === 0 && text(res.stdout) === 'true';
 }
 
 const FULL_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;

@@ -274,11 +274,12 @@ async function foreignRecord(git: Git, repo: string, base: string, head: string)
   const [hasBase, hasHead] = await Promise.all(
     [base, head].map((sha) => git.commitExists(repo, sha).catch(() => false)),
   );
-  if (hasBase && hasHead) return null;
+  // In a shallow clone the commits may be of this repository, just not fetched: said as such elsewhere.
+  if ((hasBase && hasHead) || (await git.isShallow?.(repo).catch(() => true))) return null;
   const missing = [!hasBase ? `base ${short(base)}` : null, !hasHead ? `head ${short(head)}` : null]
     .filter(Boolean)
     .join(', ');
-  return `the record's commits (${missing}) are not in this repository: it was made in another repository (in a shallow clone of the same one, fetch full history)`;
+  return `the record's commits (${missing}) are not in this repository: it was made in another repository`;
 }
 
 class KeysUnreadable extends Error {

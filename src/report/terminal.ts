@@ -14,10 +14,12 @@ const oneLine = (s: string): string => s.replace(/\s+/g, ' ');
  * has no blocking count to show: "0 blocking" would read as clean (invariant 18).
  */
 export function unansweredReviewers(
-  report: Pick<RunReport, 'run' | 'stages' | 'verdicts'>,
+  report: Pick<RunReport, 'run' | 'stages' | 'verdicts' | 'findings'>,
   round: number,
 ): string[] | null {
+  // Findings are recorded with the review stage's completion, so either one says it completed.
   if (report.stages.some((s) => s.round === round && s.stage === 'review')) return null;
+  if (report.findings.some((f) => f.round === round)) return null;
   const answered = new Set(
     report.verdicts.filter((v) => v.round === round && v.role === 'reviewer').map((v) => v.reviewer),
   );
