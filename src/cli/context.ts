@@ -16,9 +16,15 @@ export async function openRepo(
   io: CliIO,
   opts: { repo?: string; store?: string },
   onEvent?: (e: LoopEvent) => void,
+  mode: { readonly?: boolean } = {},
 ): Promise<RepoContext> {
   const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
-  const store = await openRepoStore(root, opts.store, io.env);
-  const deps = composeDeps({ store, repoRoot: root, env: io.env, signal: io.stopSignal, onEvent });
+  const store = await openRepoStore(root, opts.store, io.env, mode);
+  // The run being driven, for the resume hint of an interrupt or a ledger fault (main.ts).
+  const noted = (e: LoopEvent) => {
+    io.noteRun(e.kind === 'end' ? null : e.runId);
+    onEvent?.(e);
+  };
+  const deps = composeDeps({ store, repoRoot: root, env: io.env, signal: io.stopSignal, onEvent: noted });
   return { root, store, deps };
 }

@@ -20,6 +20,8 @@ export const Exit = {
   publishedNothing: 8,
   /** publish: the forge refused after some writes; publishing again completes it. */
   publishedPartly: 9,
+  /** A file could not be written for want of room or a failing device; the ledger is intact. */
+  writeFailed: 10,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
@@ -33,6 +35,7 @@ const byCode: Record<string, number> = {
   store_unavailable: Exit.store,
   fenced_out: Exit.store,
   nothing_to_review: Exit.nothingToReview,
+  write_failed: Exit.writeFailed,
 };
 
 export function exitCodeFor(err: unknown): number {

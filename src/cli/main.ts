@@ -9,15 +9,24 @@ import type { Command as Cli } from 'commander';
 import { RevloopError } from '../core/errors.js';
 import { Exit, exitCodeFor } from './exit-codes.js';
 import type { CliIO, Command } from './io.js';
+import { terminalSafe } from './terminal-safe.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
 
 const controller = new AbortController();
+/** The run a command is driving (CliIO.noteRun), named by every way out that leaves it unfinished. */
+let drivingRun: string | null = null;
+const resumeHint = (runId: string) =>
+  `run ${runId} did not finish; resume it with: ${io.self} resume ${runId}`;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) {
+      // A second interrupt does not wait for the call under way; it still says what is left.
+      if (drivingRun) process.stderr.write(`\nrevloop: interrupted: ${resumeHint(drivingRun)}\n`);
+      process.exit(130);
+    }
     controller.abort();
   });
 }
@@ -25,10 +34,15 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 const io: CliIO = {
   cwd: process.cwd(),
   env: process.env,
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  // Everything printed may carry reviewer text or ledger ids: escaped where it meets the terminal.
+  stdout: (t) => process.stdout.write(terminalSafe(t)),
+  stderr: (t) => process.stderr.write(terminalSafe(t)),
+  progress: (t) => process.stderr.write(t),
   isTTY: Boolean(process.stdout.isTTY),
   stopSignal: controller.signal,
+  noteRun: (runId) => {
+    drivingRun = runId;
+  },
   self: /(^|\/)revloop$/.test(process.argv[1] ?? '')
     ? 'revloop'
     : `node ${process.argv[1] ?? 'dist/cli/main.js'}`,
@@ -46,7 +60,7 @@ if (process.argv[2] === 'verify') {
     try {
       exitCode = await verify.default(parsed.args, parsed.opts, io);
     } catch (err) {
-      process.stderr.write(
+      io.stderr(
         `revloop: ${err instanceof RevloopError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`}\n`,
       );
       exitCode = exitCodeFor(err);
@@ -75,6 +89,7 @@ const program = new CliCommand('revloop')
   .version(pkg.version, '-V, --version')
   // Bad input is one line naming what was wrong (see `revloop --help` for usage).
   .configureOutput({
+    writeErr: (str) => io.stderr(str),
     outputError: (str, write) => write(`revloop: ${str.replace(/^error: /, '').trimEnd()}\n`),
   })
   .exitOverride();
@@ -293,10 +308,12 @@ try {
   if (err instanceof CommanderError) {
     exitCode = err.exitCode === 0 ? Exit.ok : Exit.usage;
   } else if (err instanceof RevloopError) {
-    process.stderr.write(`revloop: ${err.message}\n`);
+    // A ledger fault mid-run leaves an admitted run behind: name it, and the way back.
+    const run = drivingRun && err.code.startsWith('store_') ? `; ${resumeHint(drivingRun)}` : '';
+    io.stderr(`revloop: ${err.message}${run}\n`);
     exitCode = exitCodeFor(err);
   } else {
-    process.stderr.write(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    io.stderr(`revloop: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     exitCode = Exit.internal;
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { LoopEvent } from '../loop/deps.js';
 import type { CliIO } from './io.js';
+import { terminalSafe } from './terminal-safe.js';
 
 export function progressPrinter(io: CliIO, enabled: boolean, now: () => number = Date.now) {
   if (!enabled) return { onEvent: undefined, done: () => undefined };
@@ -16,7 +17,7 @@ export function progressPrinter(io: CliIO, enabled: boolean, now: () => number =
   const draw = () => {
     const secs = ((now() - started) / 1000).toFixed(1);
     const line = `revloop: round ${round} · ${stage}${agent ? ` · ${agent}` : ''} · ${secs}s · $${spent.toFixed(4)}`;
-    io.stderr(`\r\x1b[2K${line}`);
+    io.progress(`\r\x1b[2K${terminalSafe(line)}`);
   };
   const onEvent = (e: LoopEvent) => {
     if (e.kind === 'stage') {
@@ -35,7 +36,7 @@ export function progressPrinter(io: CliIO, enabled: boolean, now: () => number =
     onEvent,
     done: () => {
       clearInterval(ticker);
-      io.stderr('\r\x1b[2K');
+      io.progress('\r\x1b[2K');
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { RunReport } from '../core/run-report.js';
 import { roundLog } from '../core/run-report.js';
 import type { ReviewerReply } from '../core/types.js';
+import { unansweredReviewers } from '../report/terminal.js';
 
 export function runJson(report: RunReport, recordPath: string | null) {
   const { run } = report;
@@ -18,30 +19,36 @@ export function runJson(report: RunReport, recordPath: string | null) {
     head: run.snapshot.head,
     finalHead: run.head,
     costUsd: Number(run.costUsd.toFixed(6)),
-    rounds: log.rounds.map((r) => ({
-      round: r.round,
-      revision: r.head,
-      blocking: r.blocking,
-      verdicts: report.verdicts
-        .filter((v) => v.round === r.round && v.role === 'reviewer')
-        .map((v) => ({
-          reviewer: v.reviewer,
-          verdict: (v.reply as ReviewerReply).verdict,
-          model: v.modelId,
-        })),
-      findings: r.findings.map((f) => {
-        const row = report.findings.find((x) => x.id === f.id);
-        return {
-          ...f,
-          gate: row?.gate ?? null,
-          refutation: row?.refutation
-            ? { decision: row.refutation.decision, by: row.refutation.by, reason: row.refutation.reason }
-            : null,
-          dispute: row?.dispute ?? null,
-          settlement: row?.settlement ?? null,
-        };
-      }),
-    })),
+    rounds: log.rounds.map((r) => {
+      const missing = unansweredReviewers(report, r.round);
+      return {
+        round: r.round,
+        revision: r.head,
+        // A round without every verdict has no blocking count: null, never a clean-looking 0.
+        reviewed: missing === null,
+        unanswered: missing ?? [],
+        blocking: missing === null ? r.blocking : null,
+        verdicts: report.verdicts
+          .filter((v) => v.round === r.round && v.role === 'reviewer')
+          .map((v) => ({
+            reviewer: v.reviewer,
+            verdict: (v.reply as ReviewerReply).verdict,
+            model: v.modelId,
+          })),
+        findings: r.findings.map((f) => {
+          const row = report.findings.find((x) => x.id === f.id);
+          return {
+            ...f,
+            gate: row?.gate ?? null,
+            refutation: row?.refutation
+              ? { decision: row.refutation.decision, by: row.refutation.by, reason: row.refutation.reason }
+              : null,
+            dispute: row?.dispute ?? null,
+            settlement: row?.settlement ?? null,
+          };
+        }),
+      };
+    }),
     record: recordPath ?? run.recordPath,
   };
 }

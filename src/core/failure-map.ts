@@ -2,6 +2,12 @@
 import { type TerminalEnd, unfinishedEnd } from './run-state.js';
 import type { CallClass, Role } from './types.js';
 
+const FAILED_BY_ROLE = {
+  reviewer: 'reviewer_failed',
+  refuter: 'refuter_failed',
+  fixer: 'fixer_failed',
+} as const satisfies Record<Role, string>;
+
 export function endForCallFailure(
   cls: Exclude<CallClass, 'ok'>,
   role: Role,
@@ -18,7 +24,8 @@ export function endForCallFailure(
     case 'model_drift':
       return unfinishedEnd('failed', 'model_drift', detail);
     case 'failed':
-      return unfinishedEnd('failed', role === 'fixer' ? 'fixer_failed' : 'reviewer_failed', detail);
+      // Each role its own reason: a broken refuter or fixer is not the reviewers' failure.
+      return unfinishedEnd('failed', FAILED_BY_ROLE[role], detail);
     case 'unknown':
       return unfinishedEnd('unknown', 'interrupted', detail);
     case 'rate_limited':

@@ -62,6 +62,7 @@ export const EndReason = {
   refused: 'refused',
   missing_context: 'missing_context',
   reviewer_failed: 'reviewer_failed',
+  refuter_failed: 'refuter_failed',
   retries_exhausted: 'retries_exhausted',
   fixer_failed: 'fixer_failed',
   budget_wall: 'budget_wall',

@@ -27,8 +27,16 @@ export class NoMergeBaseError extends RevloopError {
     readonly a: string,
     readonly b: string,
     readonly repo: string,
+    /** A shallow clone cuts history short: the merge base may exist and just not be fetched. */
+    readonly shallow = false,
   ) {
-    super('no_merge_base', `no merge base between ${a} and ${b} in ${repo}`, { a, b, repo });
+    super(
+      'no_merge_base',
+      shallow
+        ? `no merge base between ${a} and ${b} in ${repo}: it is a shallow clone, so their common history may not be fetched; deepen it (git fetch --unshallow, or actions/checkout with fetch-depth: 0) and try again`
+        : `no merge base between ${a} and ${b} in ${repo}`,
+      { a, b, repo, shallow },
+    );
   }
 }
 

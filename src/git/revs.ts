@@ -48,7 +48,16 @@ export function revOps(
   commonDir: CommonDir,
 ): Pick<
   Git,
-  'root' | 'locate' | 'resolve' | 'fullRefName' | 'refHolds' | 'commitExists' | 'mergeBase' | 'readFile'
+  | 'root'
+  | 'locate'
+  | 'resolve'
+  | 'fullRefName'
+  | 'refHolds'
+  | 'commitExists'
+  | 'mergeBase'
+  | 'readFile'
+  | 'pathKind'
+  | 'isShallow'
 > {
   const blobs = new Map<string, Buffer | null>();
   const ops: ReturnType<typeof revOps> = {
@@ -145,7 +154,17 @@ export function revOps(
       // Exit 1 with nothing on stderr: both commits exist but share no history.
       const err = await explainFailure(run, repo, [a, b], run.failure(repo, ['merge-base'], res));
       if (err instanceof UnknownRefError || res.code !== 1) throw err;
-      throw new NoMergeBaseError(a, b, repo);
+      throw new NoMergeBaseError(a, b, repo, await isShallowRepo(run, repo));
+    },
+
+    isShallow: (repo) => isShallowRepo(run, repo),
+
+    async pathKind(repo, sha, path) {
+      assertRev(repo, sha);
+      const res = await run.exec(repo, ['cat-file', '-t', `${sha}:${path}`]);
+      if (res.code !== 0) return null;
+      const t = text(res.stdout);
+      return t === 'blob' ? 'file' : t === 'tree' ? 'directory' : t === 'commit' ? 'submodule' : null;
     },
 
     async readFile(repo, sha, path) {
@@ -171,6 +190,11 @@ export function revOps(
     },
   };
   return ops;
+}
+
+async function isShallowRepo(run: GitRunner, repo: string): Promise<boolean> {
+  const res = await run.exec(repo, ['rev-parse', '--is-shallow-repository']);
+  return res.code === 0 && text(res.stdout) === 'true';
 }
 
 const FULL_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;

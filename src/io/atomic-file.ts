@@ -2,12 +2,13 @@
  * The one way revloop writes a file (invariant 5): a temp file in the same
  * directory, fsync, rename into place, fsync of the directory; the temp file
  * is removed on error. A reader never sees a partial file, and no file is a
- * completion signal.
+ * completion signal. Every failure is a FileWriteError naming the path.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { describeErrno, FileWriteError } from './errors.js';
 
 export interface AtomicWriteOptions {
   /** File mode, e.g. 0o600 for private keys. */
@@ -19,8 +20,7 @@ export function writeFileAtomic(
   data: string | Uint8Array,
   opts: AtomicWriteOptions = {},
 ): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  const dir = prepareTarget(path);
   const tmp = tempPathFor(path);
   let fd: number | undefined;
   try {
@@ -35,9 +35,13 @@ export function writeFileAtomic(
   } catch (err) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw err;
+    throw FileWriteError.from(err, path);
   }
-  fsyncDir(dir);
+  try {
+    fsyncDir(dir);
+  } catch (err) {
+    throw FileWriteError.from(err, path);
+  }
 }
 
 /**
@@ -49,8 +53,7 @@ export async function writeFileAtomicAsync(
   data: string | Uint8Array,
   opts: AtomicWriteOptions = {},
 ): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  const dir = prepareTarget(path);
   const tmp = tempPathFor(path);
   let fh: FileHandle | undefined;
   try {
@@ -60,16 +63,84 @@ export async function writeFileAtomicAsync(
     await fh.close();
     fh = undefined;
     await rename(tmp, path);
+    const d = await open(dir, 'r');
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
   } catch (err) {
     await fh?.close();
     await rm(tmp, { force: true });
-    throw err;
+    throw FileWriteError.from(err, path);
   }
-  const d = await open(dir, 'r');
+}
+
+/**
+ * Checks that `path` can name a file and creates its missing directories;
+ * returns the directory. The checks are a stat or two (the directory exists
+ * in the common case), so the async writer makes them too.
+ */
+function prepareTarget(path: string): string {
+  const dir = dirname(path);
+  ensureDirFor(path, dir);
+  // A directory there would make the rename fail only after the temp file was written.
+  if (isDirectory(path)) throw new FileWriteError(path, 'EISDIR');
+  return dir;
+}
+
+/**
+ * Fails early, creating nothing, when `path` cannot name a file: it is a
+ * directory, or a parent on the way is a regular file. For flags like `--out`
+ * checked before a long run, not after it.
+ */
+export function checkFileTarget(path: string): void {
+  if (isDirectory(path)) throw new FileWriteError(path, 'EISDIR');
+  nearestExistingDir(path, dirname(path));
+}
+
+/**
+ * `mkdir -p` of the file's directory that names what is wrong. Node's own
+ * recursive mkdir spins forever where the kernel refuses with ENOENT (under
+ * /proc), and reports a regular file on the way as EEXIST.
+ */
+function ensureDirFor(path: string, dir: string): void {
+  const missing = nearestExistingDir(path, dir);
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && isDirectory(d)) continue; // another process made it meanwhile
+      throw FileWriteError.from(err, path, `cannot create directory ${d}: ${describeErrno(code ?? '')}`);
+    }
+  }
+}
+
+/** The directories on the way to `dir` that do not exist yet, deepest first. */
+function nearestExistingDir(path: string, dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(d).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw FileWriteError.from(err, path);
+      missing.push(d);
+      if (dirname(d) === d) return missing;
+      continue;
+    }
+    if (!isDir) throw new FileWriteError(path, 'ENOTDIR', `${d} is not a directory`);
+    return missing;
+  }
+}
+
+function isDirectory(p: string): boolean {
   try {
-    await d.sync();
-  } finally {
-    await d.close();
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -24,11 +24,16 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => {
+      const onAbort = () => {
         clearTimeout(t);
         resolve();
-      });
+      };
+      // The listener goes with the sleep: an idle worker polls all day on one signal.
+      const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
 
@@ -69,8 +74,9 @@ export async function openRepoStore(
   repoRoot: string,
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
+  mode: { readonly?: boolean } = {},
 ): Promise<Store> {
-  return openStore(storeUrlFor(repoRoot, flag, env), { repoRoot });
+  return openStore(storeUrlFor(repoRoot, flag, env), { repoRoot, userUrl: true, readonly: mode.readonly });
 }
 
 export interface ComposeOptions {

@@ -27,17 +27,29 @@ export interface LoadedConfig {
 export function parseConfigText(text: string, file: string): Config {
   let raw: unknown;
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: false });
+    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     const msg = (err as Error).message.split('\n')[0] ?? 'parse error';
-    throw new ConfigLoadError(`${file}: invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${msg}`, {
-      file,
-    });
+    const at = errorPosition(err, text);
+    throw new ConfigLoadError(
+      `${file}: invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${msg.replace(/ at line \d+, column \d+:?$/, '')}`,
+      { file, ...at },
+    );
   }
   if (raw === null || raw === undefined) throw new ConfigLoadError(`${file}: the file is empty`, { file });
   const res = parseConfig(raw);
   if (!res.ok) throw new ConfigLoadError(`${file}: ${res.path}: ${res.message}`, { file, key: res.path });
   return res.config;
+}
+
+/** Line and column (1-based) of a YAML or JSON parse error, when the parser says where. */
+function errorPosition(err: unknown, text: string): { line: number; col: number } | null {
+  const yamlPos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+  if (yamlPos) return { line: yamlPos.line, col: yamlPos.col };
+  const offset = /at position (\d+)/.exec((err as Error).message ?? '')?.[1];
+  if (offset === undefined) return null;
+  const before = text.slice(0, Number(offset)).split('\n');
+  return { line: before.length, col: (before[before.length - 1]?.length ?? 0) + 1 };
 }
 
 export async function loadConfigAt(
@@ -65,11 +77,12 @@ export async function loadConfigAt(
   const config = parseConfigText(bytes.toString('utf8'), configPath);
   const criteriaBytes = await git.readFile(repo, commit, config.criteria);
   if (!criteriaBytes) {
+    // "Not found" would send a user looking for a file that is there, as a directory.
+    const kind = await git.pathKind?.(repo, commit, config.criteria).catch(() => null);
+    const what = kind ? `is a ${kind}, not a file,` : 'not found';
     throw new ConfigLoadError(
-      `${configPath}: criteria: file "${config.criteria}" not found in commit ${commit.slice(0, 12)}`,
-      {
-        key: 'criteria',
-      },
+      `${configPath}: criteria: "${config.criteria}" ${what} in commit ${commit.slice(0, 12)}`,
+      { key: 'criteria' },
     );
   }
   return {

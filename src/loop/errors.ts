@@ -70,3 +70,24 @@ export class MalformedReplyError extends RevloopError {
     super('malformed', detail);
   }
 }
+
+/**
+ * A completed run's record (or escalation report) could not be written. The
+ * ledger already holds the run's end; `resume` writes the files again from it.
+ * Keeps the file error's code, so a bad `--out` is still a usage error.
+ */
+export class RunOutputError extends RevloopError {
+  constructor(
+    readonly runId: string,
+    ended: string,
+    cause: RevloopError,
+    /** The run's own record, when only a copy (`--out`) failed. */
+    written?: string,
+  ) {
+    super(
+      cause.code,
+      `${cause.message}; run ${runId} is ${ended} in the ledger${written ? ` and its record is ${written}` : ''}; write it again with: revloop resume ${runId}${written ? ' --out FILE' : ''}`,
+      { ...cause.data, runId },
+    );
+  }
+}

@@ -10,7 +10,26 @@ import type { RunContext } from './run-context.js';
  * killed mid-command with its index.lock, a `worktree add` cut short) it is
  * rebuilt instead of leaving the run unresumable.
  */
-export async function ensureWorktree(
+export function ensureWorktree(
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  sha: string,
+): Promise<void> {
+  const work = readyWorktree(ctx, sha);
+  // Kept until it settles, so the run's end removes the checkout only after
+  // any readying still under way (one started beside a call that then failed
+  // at once) has finished writing into it.
+  const pending = inFlight.get(ctx) ?? new Set();
+  inFlight.set(ctx, pending);
+  pending.add(work);
+  const done = () => pending.delete(work);
+  work.then(done, done);
+  return work;
+}
+
+/** Checkout work under way, per RunContext (one per run and owner). */
+const inFlight = new WeakMap<object, Set<Promise<void>>>();
+
+async function readyWorktree(
   ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
   sha: string,
 ): Promise<void> {
@@ -100,13 +119,19 @@ export function checkoutForReaders(
  * it (named by their lease token; an agent they orphaned may have written there).
  */
 export async function removeRunWorktrees(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
+  await Promise.allSettled([...(inFlight.get(ctx) ?? [])]);
   const dir = dirname(ctx.worktree);
   const prefix = basename(ctx.worktree).replace(/-\d+$/, '-');
   const all = existsSync(dir) ? readdirSync(dir).filter((e) => e.startsWith(prefix)) : [];
   for (const name of all) {
     const wt = join(dir, name);
-    await ctx.deps.git
-      .removeWorktree(ctx.deps.repoRoot, wt)
-      .catch(() => rmSync(wt, { recursive: true, force: true }));
+    // Cleanup of a run that has ended: a failure here must not turn its end into a crash.
+    await ctx.deps.git.removeWorktree(ctx.deps.repoRoot, wt).catch(() => {
+      try {
+        rmSync(wt, { recursive: true, force: true });
+      } catch {
+        // left for `git worktree prune`; the ledger, not the checkout, holds the run
+      }
+    });
   }
 }

@@ -8,8 +8,10 @@ import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import type { RunRow } from '../core/ledger.js';
 import { fsyncDir, writeFileAtomic } from '../io/atomic-file.js';
-import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun } from '../record/index.js';
+import { FileWriteError } from '../io/errors.js';
+import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun, writeRecord } from '../record/index.js';
 import type { LoopDeps } from './deps.js';
+import { RunOutputError } from './errors.js';
 import { writeEscalation } from './escalation.js';
 import { loadRunReport } from './run-report-loader.js';
 
@@ -63,8 +65,17 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
       : ((fixedTo?.result as { diffDigest?: string } | undefined)?.diffDigest ??
         (await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head)));
   const signer = loadSigner(signingKeyPath(deps.repoRoot));
-  const { path } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot, out });
+  const { path, envelope } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot });
   await deps.store.setRecordPath(run.id, path);
+  // The copy goes second: a bad `--out` then leaves the run's own record in place and known.
+  if (out) {
+    try {
+      writeRecord(envelope, out);
+    } catch (err) {
+      if (err instanceof FileWriteError) throw new RunOutputError(run.id, endedAs(run), err, path);
+      throw err;
+    }
+  }
   return path;
 }
 
@@ -74,9 +85,17 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
  * the ledger, so `resume` can write them again after a crash.
  */
 export async function writeRunOutputs(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
-  if (run.stopReason === 'no_progress') {
-    const report = await loadRunReport(deps.store, run.id);
-    if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
+  try {
+    if (run.stopReason === 'no_progress') {
+      const report = await loadRunReport(deps.store, run.id);
+      if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
+    }
+    return run.status === 'completed' ? await writeRunRecord(deps, run, out) : null;
+  } catch (err) {
+    if (!(err instanceof FileWriteError)) throw err;
+    throw new RunOutputError(run.id, endedAs(run), err);
   }
-  return run.status === 'completed' ? writeRunRecord(deps, run, out) : null;
 }
+
+const endedAs = (run: RunRow): string =>
+  run.status === 'completed' ? `completed (${run.outcome})` : run.status;

@@ -85,6 +85,10 @@ export interface Git {
   mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null>;
   /** Contents of a file at a commit, or null when absent. */
   readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
+  /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
+  isShallow?(repo: string): Promise<boolean>;
+  /** What a path is at a commit, to say why a file is missing (a directory, a submodule), or null when absent. */
+  pathKind?(repo: string, sha: string, path: string): Promise<'file' | 'directory' | 'submodule' | null>;
 
   // Worktrees and commits for the fixer.
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;

@@ -198,6 +198,9 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   else {
     const t = await (trustP as Promise<Settled<TrustedKeys>>);
     if (!t.ok) {
+      const foreign =
+        t.error instanceof KeysUnreadable ? await foreignRecord(git, repo, snap.base, p.finalHead) : null;
+      if (foreign) return fail('subject_mismatch', foreign, known);
       if (t.error instanceof KeysUnreadable)
         return fail(
           'unknown_key',
@@ -223,6 +226,8 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
       signed,
     );
   const diff = await diffP;
+  const foreign = diff.ok ? null : await foreignRecord(git, repo, snap.mergeBase, p.finalHead);
+  if (foreign) return fail('subject_mismatch', foreign, signed);
   if (!diff.ok)
     return fail(
       'diff_mismatch',
@@ -266,6 +271,23 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
 }
 
 /** The trusted commit (record base or --keys-from) could not be read. */
+/**
+ * When the record's commits are absent from this repository, it is a record
+ * of another repository (or of history this clone did not fetch): said as a
+ * mismatch with the checkout, not as a key or history problem.
+ */
+async function foreignRecord(git: Git, repo: string, base: string, head: string): Promise<string | null> {
+  const [hasBase, hasHead] = await Promise.all(
+    [base, head].map((sha) => git.commitExists(repo, sha).catch(() => false)),
+  );
+  // In a shallow clone the commits may be of this repository, just not fetched: said as such elsewhere.
+  if ((hasBase && hasHead) || (await git.isShallow?.(repo).catch(() => true))) return null;
+  const missing = [!hasBase ? `base ${short(base)}` : null, !hasHead ? `head ${short(head)}` : null]
+    .filter(Boolean)
+    .join(', ');
+  return `the record's commits (${missing}) are not in this repository: it was made in another repository`;
+}
+
 class KeysUnreadable extends Error {
   constructor(
     readonly sha: string,

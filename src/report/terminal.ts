@@ -2,8 +2,29 @@
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
-/** One line of model text: newlines folded, control characters dropped (no terminal escapes). */
-const oneLine = (s: string): string => s.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+/**
+ * One line of model text: line breaks folded, so a reply cannot forge a line
+ * of its own. Escapes are the CLI's (src/cli/terminal-safe.ts, at the write).
+ */
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ');
+
+/**
+ * Reviewers of the snapshot with no recorded verdict in round `round`, or
+ * null when the round's review completed. A round nobody finished reviewing
+ * has no blocking count to show: "0 blocking" would read as clean (invariant 18).
+ */
+export function unansweredReviewers(
+  report: Pick<RunReport, 'run' | 'stages' | 'verdicts' | 'findings'>,
+  round: number,
+): string[] | null {
+  // Findings are recorded with the review stage's completion, so either one says it completed.
+  if (report.stages.some((s) => s.round === round && s.stage === 'review')) return null;
+  if (report.findings.some((f) => f.round === round)) return null;
+  const answered = new Set(
+    report.verdicts.filter((v) => v.round === round && v.role === 'reviewer').map((v) => v.reviewer),
+  );
+  return report.run.snapshot.reviewers.map((r) => r.name).filter((n) => !answered.has(n));
+}
 
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
@@ -17,8 +38,11 @@ export function renderRunSummary(report: RunReport): string {
   for (const r of rounds) {
     const findings = sortFindings(report.findings.filter((f) => f.round === r.round));
     const blocking = findings.filter(isBlocker).length;
+    const missing = unansweredReviewers(report, r.round);
     out.push(
-      `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)`,
+      missing
+        ? `  round ${r.round}  ${r.head.slice(0, 7)}  not reviewed: ${missing.length ? `no verdict from ${missing.map(oneLine).join(', ')}` : 'the review did not complete'}`
+        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)`,
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);
@@ -31,7 +55,7 @@ export function renderRunSummary(report: RunReport): string {
           ? ''
           : `[${oneLine(why ?? '')}]`;
       out.push(
-        `    ${f.severity.padEnd(8)} ${lineRange(f)}  ${f.reviewer}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
+        `    ${f.severity.padEnd(8)} ${oneLine(lineRange(f))}  ${oneLine(f.reviewer)}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
       );
     }
   }

@@ -81,7 +81,10 @@ export class StoreReadonlyError extends RevloopError {
 
 export class StoreFullError extends RevloopError {
   constructor(where: string, cause?: string) {
-    super('store_full', `the ledger ${where} is full (no space left): nothing was written`, { where, cause });
+    super('store_full', `the ledger ${where} is full (no space left): its last write was rolled back`, {
+      where,
+      cause,
+    });
   }
 }
 

@@ -22,7 +22,8 @@
  * Drivers are imported lazily, so a command that never opens a ledger
  * (`verify`) never loads SQLite, and SQLite users never load pg.
  */
-import { isAbsolute, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { Store } from '../ports/store.js';
 
@@ -33,6 +34,14 @@ export interface OpenStoreOptions {
   now?: (() => number) | undefined;
   /** SQLite: how long a write waits for another process's lock (default 5000 ms). */
   busyTimeoutMs?: number | undefined;
+  /** For commands that only read (status, export, replay): an existing SQLite ledger is opened read-only. */
+  readonly?: boolean | undefined;
+  /**
+   * A URL a user gave: a SQLite file in a directory that does not exist is
+   * refused (a typo would otherwise grow a new, empty ledger somewhere),
+   * except revloop's own state directory `<repoRoot>/.revloop`.
+   */
+  userUrl?: boolean | undefined;
 }
 
 export const DEFAULT_STORE_URL = 'sqlite:.revloop/ledger.db';
@@ -48,10 +57,13 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     return new MemoryStore({ now: opts.now ?? Date.now });
   }
   if (url.startsWith('sqlite:')) {
-    const rel = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || '.revloop/ledger.db';
-    const path = isAbsolute(rel) ? rel : join(opts.repoRoot ?? process.cwd(), rel);
+    const path = sqlitePath(url, opts);
     const { openSqliteStore } = await import('./sqlite/store.js');
-    return openSqliteStore(path, { now: opts.now, busyTimeoutMs: opts.busyTimeoutMs });
+    return openSqliteStore(path, {
+      now: opts.now,
+      busyTimeoutMs: opts.busyTimeoutMs,
+      readonly: opts.readonly,
+    });
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { openPostgresStore } = await import('./postgres/store.js');
@@ -60,4 +72,27 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   throw new UsageError(
     `unknown store URL scheme: ${url.replace(/:\/\/[^@/]*@/, '://***@')} (use sqlite:PATH, postgres://… or memory:)`,
   );
+}
+
+/** The ledger file a `sqlite:` URL names; a URL that names none is a usage error, said as such. */
+function sqlitePath(url: string, opts: OpenStoreOptions): string {
+  const rel = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (!rel) throw new UsageError(`the ledger URL "${url}" names no file (e.g. ${DEFAULT_STORE_URL})`);
+  const root = opts.repoRoot ?? process.cwd();
+  const path = isAbsolute(rel) ? rel : join(root, rel);
+  const kind = (p: string) => {
+    try {
+      return statSync(p).isDirectory() ? 'dir' : 'file';
+    } catch {
+      return 'missing';
+    }
+  };
+  if (rel.endsWith('/') || kind(path) === 'dir')
+    throw new UsageError(`the ledger URL "${url}" names a directory (${path}), not a ledger file`);
+  const dir = dirname(path);
+  if (opts.userUrl && kind(dir) !== 'dir' && dir !== join(root, '.revloop'))
+    throw new UsageError(
+      `the ledger URL "${url}": directory ${dir} does not exist (create it first, or name a file in an existing directory)`,
+    );
+  return path;
 }

@@ -101,7 +101,7 @@ describe('invariants 1 and 7: what a failed call does to the run', () => {
     refused: () => ['failed', 'refused'],
     missing_context: () => ['failed', 'missing_context'],
     model_drift: () => ['failed', 'model_drift'],
-    failed: (role) => ['failed', role === 'fixer' ? 'fixer_failed' : 'reviewer_failed'],
+    failed: (role) => ['failed', `${role}_failed`],
     unknown: () => ['unknown', 'interrupted'],
     rate_limited: () => ['failed', 'retries_exhausted'],
     unavailable: () => ['failed', 'retries_exhausted'],

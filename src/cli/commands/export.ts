@@ -8,6 +8,7 @@ import { loadRunReport } from '../../loop/run-report-loader.js';
 import { toGithubAnnotations, toJunit, toMarkdown, toRdjson, toSarif } from '../../report/index.js';
 import { openRepo } from '../context.js';
 import type { Command } from '../io.js';
+import { jsonSafe } from '../terminal-safe.js';
 
 interface Opts {
   repo?: string;
@@ -22,7 +23,7 @@ const FORMATS = ['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation',
 const exportRun: Command<Opts> = async (args, opts, io) => {
   if (!FORMATS.includes(opts.format as (typeof FORMATS)[number]))
     throw new UsageError(`unknown --format "${opts.format}"`);
-  const { store, deps } = await openRepo(io, opts);
+  const { store, deps } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     const run = await findRunOrThrow(deps, args[0] ?? '');
     const report = await loadRunReport(store, run.id);
@@ -52,7 +53,8 @@ const exportRun: Command<Opts> = async (args, opts, io) => {
     }
     if (!text.endsWith('\n')) text += '\n';
     if (opts.out) writeFileAtomic(resolve(io.cwd, opts.out), text);
-    else io.stdout(text);
+    // JSON keeps parsing to the same value: what a terminal would obey becomes a JSON escape.
+    else io.stdout(opts.format === 'rounds' || opts.format === 'sarif' ? jsonSafe(text) : text);
     return 0;
   } finally {
     await store.close();

@@ -16,7 +16,7 @@ interface Opts {
 
 /** Recomputes every decision of a run from its recorded verdicts: 0 identical, 1 diverged. */
 const replay: Command<Opts> = async (args, opts, io) => {
-  const { store, deps, root } = await openRepo(io, opts);
+  const { store, deps, root } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     const run = await findRunOrThrow(deps, args[0] ?? '');
     const report = await loadRunReport(store, run.id);

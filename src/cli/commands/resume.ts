@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { checkFileTarget } from '../../io/atomic-file.js';
 import { resumeRun } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
@@ -15,6 +17,8 @@ interface Opts {
 }
 
 const resume: Command<Opts> = async (args, opts, io) => {
+  // A bad --out is said now, not after the whole loop ran.
+  if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, io.isTTY && !opts.json);
   const { store, deps } = await openRepo(io, opts, progress.onEvent);
   try {

@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
+import { checkFileTarget } from '../../io/atomic-file.js';
 import { reviewRevision } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
@@ -34,6 +36,8 @@ const review: Command<Opts> = async (_args, opts, io) => {
     throw new UsageError('--config-from must be "base" or "head"');
   // The forge is named before the loop spends anything: a missing token is a usage error now, not after the run.
   const publishTo = opts.publish ? publishOnReview.prepare(opts, io) : null;
+  // A bad --out is said now, not after the whole loop ran.
+  if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, io.isTTY && !opts.json);
   const ctx = await openRepo(io, opts, progress.onEvent);
   const { store, deps } = ctx;
@@ -93,8 +97,13 @@ const review: Command<Opts> = async (_args, opts, io) => {
     // stderr, so a CI log shows the reason even when stdout is parsed as JSON.
     if (res.run.status !== 'completed' && !res.detached) {
       const detail = (res.run.detail ?? '').split('\n')[0];
+      // A new push is not a failure of this run: say what happened and how to review the new head.
+      const next =
+        res.run.reason === 'superseded'
+          ? `; a new push moved the head: review the new revision with: ${io.self} review${opts.base ? ` --base ${opts.base}` : ''} --head ${opts.head}${opts.change ? ` --change ${opts.change}` : ''}`
+          : '';
       io.stderr(
-        `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}\n`,
+        `revloop: run ${res.run.id} ${res.run.status} (${res.run.reason ?? 'unknown'})${detail ? `: ${detail}` : ''}${next}\n`,
       );
     }
     const code = exitForRun(res.run.status, res.run.outcome);

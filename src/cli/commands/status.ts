@@ -1,11 +1,14 @@
+import { hostname } from 'node:os';
 import { UsageError } from '../../core/errors.js';
+import type { RunRow } from '../../core/ledger.js';
 import { isTerminal } from '../../core/types.js';
-import { findRunOrThrow } from '../../loop/operations.js';
+import { findRunOrThrow, pidAlive } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
 import { runJson } from '../run-json.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 interface Opts {
   repo?: string;
@@ -25,11 +28,26 @@ const age = (ms: number): string => {
         : `${Math.round(s / 86400)}d`;
 };
 
+/**
+ * Why a `running` run has nobody running it, or null: its lease lapsed, or
+ * its owner was a process on this host that no longer exists (a Ctrl-C'd or
+ * killed review). The ledger still says `running`; what runs it is not there.
+ */
+function ownerGone(run: RunRow, now: number): string | null {
+  if (run.status !== 'running') return null;
+  const o = run.leaseOwner;
+  if (!o) return 'no live owner: nobody holds its lease';
+  if (o.host === hostname() && !pidAlive(o.pid)) return `no live owner: process ${o.pid} on ${o.host} exited`;
+  if ((run.leaseExpiresAt ?? 0) <= now)
+    return `no live owner: the lease of process ${o.pid} on ${o.host} lapsed at ${new Date(run.leaseExpiresAt ?? 0).toISOString()}`;
+  return null;
+}
+
 const status: Command<Opts> = async (args, opts, io) => {
   const limit = Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
-  const { store, deps } = await openRepo(io, opts);
+  const { store, deps } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     if (args[0]) {
       const run = await findRunOrThrow(deps, args[0]);
@@ -38,7 +56,9 @@ const status: Command<Opts> = async (args, opts, io) => {
       if (opts.json) printJson(io, runJson(report, run.recordPath));
       else {
         io.stdout(`${renderRunSummary(report)}\n`);
-        if (!isTerminal(run.status) && run.leaseOwner) {
+        const gone = ownerGone(run, deps.clock.now());
+        if (gone) io.stdout(`${gone}; resume it with: ${io.self} resume ${run.id}\n`);
+        else if (!isTerminal(run.status) && run.leaseOwner) {
           io.stdout(
             `held by process ${run.leaseOwner.pid} on ${run.leaseOwner.host}, lease until ${new Date(run.leaseExpiresAt ?? 0).toISOString()}\n`,
           );
@@ -57,6 +77,7 @@ const status: Command<Opts> = async (args, opts, io) => {
           outcome: r.outcome,
           stopReason: r.stopReason,
           reason: r.reason,
+          ownerGone: ownerGone(r, deps.clock.now()) !== null,
           rounds: r.roundsDone,
           costUsd: r.costUsd,
           createdAt: new Date(r.createdAt).toISOString(),
@@ -71,10 +92,11 @@ const status: Command<Opts> = async (args, opts, io) => {
     const now = deps.clock.now();
     const rows = runs.map((r) => [
       r.id,
-      r.snapshot.change.slice(0, 28),
+      // Escaped before measuring, so the columns line up with what is printed.
+      terminalSafe(r.snapshot.change).slice(0, 28),
       r.status,
       r.outcome ?? '-',
-      r.stopReason ?? r.reason ?? '-',
+      r.stopReason ?? r.reason ?? (ownerGone(r, now) ? 'no live owner' : '-'),
       String(r.roundsDone),
       `$${r.costUsd.toFixed(3)}`,
       age(now - r.createdAt),
@@ -88,6 +110,8 @@ const status: Command<Opts> = async (args, opts, io) => {
           .join('  ')
           .trimEnd()}\n`,
       );
+    for (const r of runs.filter((x) => ownerGone(x, now)))
+      io.stdout(`run ${r.id} has no live owner; resume it with: ${io.self} resume ${r.id}\n`);
     return 0;
   } finally {
     await store.close();

@@ -18,6 +18,9 @@ function applied(db: Database.Database): number {
   return row.v ?? 0;
 }
 
+/** Whether the ledger lacks migrations this version needs (a read-only open cannot apply them). */
+export const needsMigration = (db: Database.Database): boolean => applied(db) < latest;
+
 export function migrateSqlite(db: Database.Database): void {
   if (applied(db) >= latest) return;
   db.transaction(() => {

@@ -4,7 +4,7 @@
  * it reads what it checks (deferred ones lost updates under racing processes),
  * and every fenced write checks the run's token inside that transaction.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
@@ -31,6 +31,7 @@ import {
   LedgerConflictError,
   StageConflictError,
   StoreCorruptError,
+  StoreReadonlyError,
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
@@ -57,7 +58,7 @@ import {
   toJson,
 } from '../shared/rules.js';
 import { mapSqliteFault } from './faults.js';
-import { migrateSqlite } from './migrate.js';
+import { migrateSqlite, needsMigration } from './migrate.js';
 
 export interface SqliteStoreOptions {
   now?: (() => number) | undefined;
@@ -65,6 +66,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number | undefined;
   /** Caps the file's size in pages (a quota; tests use it to provoke SQLITE_FULL). */
   maxPageCount?: number | undefined;
+  /** Open an existing ledger for reading only (status, export, replay): no migration, no pragma writes. */
+  readonly?: boolean | undefined;
 }
 
 const RUN = `SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key`;
@@ -78,8 +81,14 @@ const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'f
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
   let db: Database.Database | undefined;
   try {
-    mkdirSync(dirname(path), { recursive: true });
     const busy = opts.busyTimeoutMs ?? 5000;
+    if (opts.readonly && existsSync(path)) {
+      db = openForReading(path, busy);
+      if (needsMigration(db))
+        throw new StoreReadonlyError(path, 'it needs an upgrade, which a read-only open does not make');
+      return new SqliteStore(db, path, opts.now ?? Date.now);
+    }
+    mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { timeout: busy });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
     const check = db.pragma('quick_check', { simple: true });
@@ -93,6 +102,38 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   } catch (err) {
     db?.close();
     throw mapSqliteFault(err, path);
+  }
+}
+
+/**
+ * A read-only connection. SQLite opens a WAL ledger read-only in place only
+ * when its `-shm` file exists or can be made; on a read-only file system after
+ * a clean close neither holds, so with no WAL content pending (the main file
+ * is then the whole ledger) it reads an in-memory copy, its header set back
+ * to rollback mode (file-format bytes 18-19), which the in-memory copy needs.
+ */
+function openForReading(path: string, busy: number): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: busy });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new StoreCorruptError(path, `quick_check: ${String(check)}`);
+    return db;
+  } catch (err) {
+    db?.close();
+    const code = String((err as { code?: unknown }).code ?? '');
+    const walPending = existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
+    if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || walPending) throw err;
+    const bytes = readFileSync(path);
+    if (bytes.length > 19 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
+    const copy = new Database(bytes, { readonly: true });
+    const check = copy.pragma('quick_check', { simple: true });
+    if (check !== 'ok') {
+      copy.close();
+      throw new StoreCorruptError(path, `quick_check: ${String(check)}`);
+    }
+    return copy;
   }
 }
 
