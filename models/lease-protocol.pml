@@ -7,12 +7,15 @@
  *
  * NW processes (each one `revloop enqueue`, `revloop review` or `revloop worker`,
  * chosen anew whenever it is idle) share one ledger with NR run rows over NK
- * admission keys. Any process may crash (kill -9: its session ends, its
- * transaction rolls back, and a new process starts), stall (SIGSTOP, a frozen
- * VM; it comes back at the same step) or be asked to stop (SIGTERM) at any
- * step, MAXFAULTS times in all. Time is the database's: a lease expires when
- * its holder stopped heartbeating (stalled, dead, gave the run up), or at any
- * moment at the cost of a fault (a heartbeat that came too late).
+ * admission keys. While it drives a run, a process may crash (kill -9: its
+ * session ends, its transaction rolls back, and a new process starts), stall
+ * (SIGSTOP, a frozen VM, a heartbeat too late; it comes back at the same
+ * step), be asked to stop (SIGTERM) or fail to write its outputs after the
+ * end, at any step, MAXFAULTS times in all. (Elsewhere a crash or a stall
+ * touches no shared state: it is a review that gives up, or a delay, which
+ * interleaving already covers.) Time is the database's: a lease expires once
+ * its holder stopped heartbeating (stalled, dead, gave the run up); one clock
+ * for every process.
  *
  * Properties:
  *   assertions  at most one queued/running/completed run per admission key
@@ -33,10 +36,10 @@
 #define NR 3
 #define STAGES 1
 #ifndef MAXADMIT
-#define MAXADMIT 3
+#define MAXADMIT 2
 #endif
 #ifndef MAXFAULTS
-#define MAXFAULTS 2
+#define MAXFAULTS 1
 #endif
 
 #define NONE 255
@@ -320,7 +323,7 @@ proctype Process(byte w) {
   od
 }
 
-/* The database clock: a lease whose holder stopped heartbeating expires; any lease may, as a fault. */
+/* The database clock: a lease whose holder stopped heartbeating expires. */
 active proctype Clock() {
   do
   :: d_step { st[0] == RUNNING && owner[0] != NONE && !expired[0] && !BEATING(0) -> expired[0] = true }

@@ -47,7 +47,7 @@ export function runCheck(check, bounds = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-spin-'));
   try {
     copyFileSync(MODEL, join(dir, 'model.pml'));
-    const defs = [...check.defines, `MAXFAULTS=${bounds.faults ?? 2}`, `MAXADMIT=${bounds.admits ?? 2}`];
+    const defs = [...check.defines, `MAXFAULTS=${bounds.faults ?? 1}`, `MAXADMIT=${bounds.admits ?? 2}`];
     const run = (cmd, args) => execFileSync(cmd, args, { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
     run('spin', [...defs.map((d) => `-D${d}`), '-a', 'model.pml']);
     // COLLAPSE compresses each state losslessly (the search stays exhaustive); SAFETY drops the
@@ -87,7 +87,7 @@ export function runCheck(check, bounds = {}) {
 }
 
 function parseArgs(argv) {
-  const out = { faults: 2, admits: 2, json: false };
+  const out = { faults: 1, admits: 2, json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') out.json = true;
