@@ -61,10 +61,10 @@ describe.skipIf(missing !== undefined)(
       });
       expect(by['mutant: expired leases never taken over']).toMatchObject({
         verdict: 'fail',
-        error: 'acceptance cycle',
+        error: expect.stringMatching(/^acceptance cycle/),
       });
       expect(r.status).toBe(0);
-    }, 900_000);
+    }, 1_800_000);
 
     it('a bound that does not parse is a one-line error, exit 2', () => {
       const r = check('--faults', 'many');
