@@ -6,7 +6,7 @@ import { analyzeChartSpec, analyzeRoundLog, renderAnalyzeReport } from '../../sr
 import { renderSvgChart } from '../../src/report/chart-svg.js';
 import { ensureBuilt, revloop } from '../sim/cli-support.js';
 
-beforeAll(() => ensureBuilt(), 120_000);
+beforeAll(() => ensureBuilt(), 600_000);
 
 const log = {
   rounds: [

@@ -22,7 +22,7 @@ import {
 } from '../loop/helpers.js';
 
 const repos: ReviewRepo[] = [];
-beforeAll(() => ensureBuilt(), 120_000);
+beforeAll(() => ensureBuilt(), 600_000);
 afterAll(async () => {
   for (const r of repos) await r.cleanup();
 });

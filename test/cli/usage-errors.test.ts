@@ -20,14 +20,18 @@ describe('bad input: one line naming what was wrong, exit 2, nothing on stdout',
     [['sim', '--trials', '-5'], /--trials/],
     [['review', '--config-from', 'elsewhere'], /--config-from/],
     [['status'], /not a git repository/],
-  ])('revloop %s', (args, pattern) => {
-    ensureBuilt();
-    const r = run(...args);
-    expect(r.status).toBe(2);
-    expect(r.stdout).toBe('');
-    const lines = r.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^revloop: /);
-    expect(lines[0]).toMatch(pattern);
-  });
+  ])(
+    'revloop %s',
+    (args, pattern) => {
+      ensureBuilt();
+      const r = run(...args);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^revloop: /);
+      expect(lines[0]).toMatch(pattern);
+    },
+    600_000,
+  );
 });

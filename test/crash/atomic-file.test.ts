@@ -13,7 +13,7 @@ import { afterEach, beforeAll, expect, test } from 'vitest';
 import { writeFileAtomic, writeFileAtomicAsync } from '../../src/io/atomic-file.js';
 import { ensureBuilt, ROOT } from './cli.js';
 
-beforeAll(ensureBuilt, 120_000);
+beforeAll(ensureBuilt, 600_000);
 
 let dir = '';
 afterEach(() => {

@@ -22,7 +22,7 @@ import { openStore } from '../../src/store/index.js';
 import { ensureBuilt, MAIN_JS } from './cli.js';
 import { buildTemplate, git, gitEnv } from './template.mjs';
 
-beforeAll(ensureBuilt, 120_000);
+beforeAll(ensureBuilt, 600_000);
 
 let root = '';
 afterEach(() => {

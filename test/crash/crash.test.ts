@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { ensureBuilt, MAIN_JS, ROOT } from './cli.js';
 
-beforeAll(ensureBuilt, 120_000);
+beforeAll(ensureBuilt, 600_000);
 
 interface Summary {
   trials: number;

@@ -89,7 +89,7 @@ describe('worktrees', () => {
     expect(repo.git(['worktree', 'list'])).not.toContain(wt);
     // Idempotent.
     await git.removeWorktree(repo.dir, wt);
-  }, 10_000);
+  }, 60_000);
 
   it('reports status, commits every edit on the parent, and does nothing when clean', async () => {
     expect(await git.status(wt)).toEqual([]);

@@ -22,7 +22,7 @@ let db: TestDatabase;
 beforeAll(async () => {
   ensureBuilt();
   db = await createTestDatabase('revloop_loop_adm');
-}, 120_000);
+}, 600_000);
 afterAll(async () => {
   for (const r of repos) await r.cleanup();
   await db?.drop();

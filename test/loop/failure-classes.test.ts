@@ -289,5 +289,5 @@ describe('replay (invariant 6)', () => {
     const res = await runCli(['replay', report.run.id, '--json'], { cwd: r.dir, env: ENV });
     expect(res.code, res.stderr).toBe(0);
     expect(res.json).toMatchObject({ identical: true });
-  });
+  }, 600_000);
 });

@@ -25,7 +25,7 @@ import {
 } from './helpers.js';
 
 const repos: ReviewRepo[] = [];
-beforeAll(() => ensureBuilt(), 120_000);
+beforeAll(() => ensureBuilt(), 600_000);
 afterAll(async () => {
   for (const r of repos) await r.cleanup();
 });

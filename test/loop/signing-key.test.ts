@@ -35,5 +35,5 @@ describe('the signing key created on first use', () => {
     expect(new Set(ids).size).toBe(1);
     expect(loadSigner(join(dir, '.revloop/keys/signing.key')).keyId).toBe(ids[0]);
     expect(readdirSync(join(dir, '.revloop/keys')).sort()).toEqual(['signing.key', 'signing.pub']);
-  });
+  }, 600_000);
 });

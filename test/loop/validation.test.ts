@@ -31,7 +31,7 @@ const ENV = testEnv({ REVLOOP_VALIDATION_KEY: 'sk-validation-not-a-secret' });
 beforeAll(async () => {
   ensureBuilt();
   server = await startFaultServer();
-}, 120_000);
+}, 600_000);
 afterAll(async () => {
   await server?.close();
   for (const r of repos) await r.cleanup();

@@ -6,7 +6,7 @@ import { renderSvgChart } from '../../src/report/chart-svg.js';
 import { resolveParams, simChartSpec, simulate } from '../../src/sim/index.js';
 import { ensureBuilt, revloop } from './cli-support.js';
 
-beforeAll(() => ensureBuilt(), 120_000);
+beforeAll(() => ensureBuilt(), 600_000);
 
 describe('revloop sim (the built binary)', () => {
   it('prints byte-identical JSON for the same seed, twice, matching the library', () => {
