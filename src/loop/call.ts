@@ -108,7 +108,8 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         // A reply that does not hold at the revision is the agent's malformed output, not a crash.
         const cls = err instanceof MalformedReplyError ? 'malformed' : 'failed';
         await saved;
-        await deps.store.endAttempt(lease, key, attempt, cls, detail);
+        // The reply was paid for: its cost stays on the run (invariant 12), verdict or not.
+        await deps.store.endAttempt(lease, key, attempt, cls, detail, res.costUsd);
         return { ok: false, class: cls, detail, attempts: attempt };
       }
       // The prompt is on disk before the ledger names its digest (finishing a fixer's

@@ -113,12 +113,18 @@ export interface Store {
     lease: Lease,
     a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
   ): Promise<void>;
+  /**
+   * `spentUsd`: what a call that gave no verdict still cost (a reply that was
+   * paid for, then rejected), added to the run's cost in the same transaction:
+   * invariant 12 records every cent, also on a run that fails.
+   */
   endAttempt(
     lease: Lease,
     callKey: string,
     attemptNo: number,
     cls: AttemptClass,
     detail: string | null,
+    spentUsd?: number,
   ): Promise<void>;
   /** Marks every `started` attempt of the run `unknown` (resume after a crash). Returns how many. */
   markInterruptedAttempts(lease: Lease): Promise<number>;

@@ -186,9 +186,12 @@ export class MemoryStore implements Store {
     attemptNo: number,
     cls: AttemptClass,
     detail: string | null,
+    spentUsd = 0,
   ): Promise<void> {
     this.fenced(lease);
     this.endAttemptIn(lease.runId, callKey, attemptNo, cls, detail);
+    const run = this.runs.get(lease.runId);
+    if (run && spentUsd > 0) run.costUsd += spentUsd;
   }
 
   /** Ends an attempt; throws, changing nothing, when it was never begun. */

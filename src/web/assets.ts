@@ -17,6 +17,7 @@ const BROWSER_MODULES = [
   'core/errors.js',
   // Loop Lab's stop rule is the live loop's own (sim and analyze import it).
   'core/decide.js',
+  'core/budget.js',
   'core/progress.js',
   'report/chart-terminal.js',
 ];

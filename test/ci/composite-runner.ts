@@ -167,13 +167,20 @@ function substitute(text: string, ctx: Ctx): string {
   return text.replace(/\$\{\{([^}]*)\}\}/g, (_, e: string) => lookup(e, ctx));
 }
 
-/** `X == 'lit'` / `X != 'lit'` (the forms action.yml uses), with or without `${{ }}`. */
+/**
+ * `X == 'lit'` / `X != 'lit'`, joined by `&&` (the forms action.yml uses), with
+ * or without `${{ }}`. Anything else is refused rather than guessed.
+ */
 function evalCondition(cond: string, ctx: Ctx): boolean {
   const c = cond
     .trim()
     .replace(/^\$\{\{(.*)\}\}$/s, '$1')
     .trim();
-  const m = /^(\S+)\s*(==|!=)\s*'([^']*)'$/.exec(c);
+  return c.split('&&').every((term) => evalComparison(term.trim(), cond, ctx));
+}
+
+function evalComparison(term: string, cond: string, ctx: Ctx): boolean {
+  const m = /^(\S+)\s*(==|!=)\s*'([^']*)'$/.exec(term);
   if (!m?.[1] || !m[2] || m[3] === undefined) throw new Error(`condition not emulated: ${cond}`);
   // GitHub compares strings case-insensitively.
   const eq = lookup(m[1], ctx).toLowerCase() === m[3].toLowerCase();

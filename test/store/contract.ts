@@ -503,6 +503,25 @@ export function runStoreContract(
       expect(ended.costUsd).toBeCloseTo(6.25);
     });
 
+    it('keeps the cost of a paid reply that gave no verdict on its run (invariant 12)', async () => {
+      const lease = await running();
+      const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-rejected', attemptNo: 1 });
+      // The reply parsed and was paid for, then named a line the file does not have.
+      await store.endAttempt(lease, 'ck-rejected', 1, 'malformed', 'no line 99', 2.5);
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-429', attemptNo: 1 });
+      await store.endAttempt(lease, 'ck-429', 1, 'rate_limited', '429');
+      expect((await store.getRun(lease.runId))!.costUsd).toBeCloseTo(2.5);
+      const ended = await store.finishRun(lease, {
+        status: 'failed',
+        outcome: null,
+        stopReason: null,
+        reason: 'malformed',
+        detail: null,
+      });
+      expect(ended.costUsd).toBeCloseTo(2.5);
+    });
+
     it('finds runs and findings by unique prefix; an ambiguous prefix finds nothing', async () => {
       const base = uid('pfx-');
       const l1 = await running({ runId: `${base}-aa1` });

@@ -286,8 +286,13 @@ export class PostgresStore implements Store {
     attemptNo: number,
     cls: AttemptClass,
     detail: string | null,
+    spentUsd = 0,
   ): Promise<void> {
-    await this.fenced(lease, (c) => this.endAttemptIn(c, lease.runId, callKey, attemptNo, cls, detail));
+    await this.fenced(lease, async (c) => {
+      await this.endAttemptIn(c, lease.runId, callKey, attemptNo, cls, detail);
+      if (spentUsd > 0)
+        await c.query('UPDATE runs SET cost_usd = cost_usd + $1 WHERE id = $2', [spentUsd, lease.runId]);
+    });
   }
 
   /** Ends an attempt inside the caller's transaction. */

@@ -308,10 +308,13 @@ export class SqliteStore implements Store {
     attemptNo: number,
     cls: AttemptClass,
     detail: string | null,
+    spentUsd = 0,
   ): Promise<void> {
     this.write(() => {
       this.fence(lease);
       this.endAttemptIn(lease.runId, callKey, attemptNo, cls, detail);
+      if (spentUsd > 0)
+        this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', spentUsd, lease.runId);
     });
   }
 
