@@ -1,8 +1,8 @@
 /**
  * `revloop publish RUN --to github|gitlab`: one review with inline comments
  * and a check on the pull request's live head (src/forge). Exit 0 when the
- * pull request shows the run, 6 when the forge refused before anything was
- * written, 7 when it refused after some writes (publishing again completes
+ * pull request shows the run, 8 when the forge refused before anything was
+ * written, 9 when it refused after some writes (publishing again completes
  * it); the ledger and the record are only read.
  */
 import { resolve } from 'node:path';
