@@ -192,6 +192,18 @@ describe('action.yml steps under bash --noprofile --norc -eo pipefail', () => {
     expect(errorCommands(v)).toHaveLength(1);
   }, 120_000);
 
+  it('publish: true where publishing fails (no token): a warning, the step goes on, verify is the gate', async () => {
+    const r = await repoWith(pass);
+    const res = action(r, { review: 'true', publish: 'true' });
+    expect(res.step('review').code, res.step('review').stderr).toBe(0);
+    const p = res.step('publish');
+    // Under errexit the old `cmd; code=$?` never reached its warning: the step died with publish's code.
+    expect(p.code, p.stderr).toBe(0);
+    expect(`${p.stdout}\n${p.stderr}`).toMatch(/^::warning title=revloop publish::publish exited [1-9]/m);
+    expect(res.step('verify').code, res.step('verify').stderr).toBe(0);
+    expect(res.failed).toBe(false);
+  }, 120_000);
+
   it('no record at all: a usage error with its summary, outputs and ::error', async () => {
     const r = await repoWith(pass);
     const res = action(r, {});
