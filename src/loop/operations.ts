@@ -8,10 +8,11 @@ import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
 import { repoIdentity } from '../git/identity.js';
+import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { type DriveOptions, type DriveResult, driveRun } from './driver.js';
-import { RunBusyError, UnknownRunError } from './errors.js';
+import { RunBusyError } from './errors.js';
 import { writeRunOutputs } from './write-record.js';
 
 export type ReviewOutcome =
