@@ -30,7 +30,7 @@ export class UnknownRunError extends RevloopError {
 
 export class UnknownFindingError extends RevloopError {
   constructor(readonly findingId: string) {
-    super('unknown_finding', `no finding ${findingId} in the ledger`, { findingId });
+    super('unknown_finding', `no finding matches "${findingId}" in the ledger`, { findingId });
   }
 }
 
