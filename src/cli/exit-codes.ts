@@ -1,4 +1,4 @@
-import { RevloopError } from '../core/errors.js';
+import { type ErrorCode, RevloopError } from '../core/errors.js';
 
 /** Exit codes shared by every command (README, "Exit codes"). */
 export const Exit = {
@@ -25,20 +25,55 @@ export const Exit = {
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
+export type Exit = (typeof Exit)[keyof typeof Exit];
 
-/** Error codes (RevloopError.code) and the exit code each maps to; anything unlisted is usage (2). */
-const byCode: Record<string, number> = {
+/**
+ * The exit code of each error code that reaches the CLI's top level. Every
+ * code is listed, so a new one does not compile until its exit is decided.
+ * (publish turns forge refusals into 8 or 9 itself, by what was written.)
+ */
+const byCode: Record<ErrorCode, Exit> = {
+  usage: Exit.usage,
+  config: Exit.usage,
+  reviewer_config: Exit.usage,
+  unknown_run: Exit.usage,
+  unknown_finding: Exit.usage,
+  already_settled: Exit.usage,
+  run_busy: Exit.usage,
+  bad_path: Exit.usage,
+  key_exists: Exit.usage,
+  bad_key_file: Exit.usage,
+  hook_exists: Exit.usage,
+  ui_start: Exit.usage,
+  not_a_repository: Exit.usage,
+  unknown_ref: Exit.usage,
+  no_merge_base: Exit.usage,
+  diff_too_large: Exit.usage,
+  worktree_moved: Exit.usage,
+  worktree_conflict: Exit.usage,
+  ref_moved: Exit.usage,
+  checkout_not_clean: Exit.usage,
+  git: Exit.usage,
+  nothing_to_review: Exit.nothingToReview,
+  stopped: Exit.usage,
+  malformed: Exit.usage,
+  stage_conflict: Exit.usage,
+  ledger_conflict: Exit.usage,
+  // The table refused a move the code asked for: a bug, not the user's input.
+  illegal_transition: Exit.internal,
+  fenced_out: Exit.store,
   store_locked: Exit.store,
   store_readonly: Exit.store,
   store_full: Exit.store,
   store_corrupt: Exit.store,
   store_unavailable: Exit.store,
-  fenced_out: Exit.store,
-  nothing_to_review: Exit.nothingToReview,
   write_failed: Exit.writeFailed,
+  forge_read_only: Exit.usage,
+  forge_refused: Exit.usage,
 };
 
-export function exitCodeFor(err: unknown): number {
+export function exitCodeFor(err: unknown): Exit {
+  // A code outside the map can only come from JavaScript that skipped the types: treat it as bad input, as before.
   if (err instanceof RevloopError) return byCode[err.code] ?? Exit.usage;
   return Exit.internal;
 }

@@ -72,6 +72,11 @@ if (process.argv[2] === 'verify') {
 }
 
 const { Command: CliCommand, CommanderError, Option } = await import('commander');
+// Fixed choices are listed once, beside what reads them; commander refuses anything else (exit 2).
+const { CONFIG_SOURCES, SETTLE_DECISIONS } = await import('../core/choices.js');
+const { EXPORT_FORMATS } = await import('../report/formats.js');
+const configFrom = (help: string) =>
+  new Option('--config-from <where>', help).choices(CONFIG_SOURCES).default('base');
 
 /** Registers a command whose module is imported only when it runs (keeps `verify` cold start small). */
 function lazy(name: string) {
@@ -115,9 +120,11 @@ const withPublish = (c: Cli) =>
     .option('--event <e>', 'review event when blockers stand: COMMENT (default) or REQUEST_CHANGES')
     .option('--no-suggestions', "do not offer the fixer's changes as suggestions")
     .option('--suggestion-lines <n>', 'longest fixer change offered as a suggestion (default 10)')
-    .option(
-      '--incomplete <c>',
-      'check conclusion for a run that did not complete: neutral (default) or failure',
+    .addOption(
+      new Option(
+        '--incomplete <c>',
+        'check conclusion for a run that did not complete: neutral (default) or failure',
+      ).choices(['neutral', 'failure']),
     )
     .option('--key <pub...>', "trusted public key file(s) for the record's verification")
     .option('--keys-from <ref>', 'trust the keys listed in the config at this ref');
@@ -136,7 +143,7 @@ withPublish(withRepo(program.command('review')))
   .option('--head <ref>', 'head ref', 'HEAD')
   .option('--change <id>', 'change identity (PR number or branch); default: the head branch')
   .option('--config <path>', 'config path in the repository')
-  .option('--config-from <where>', 'read config and criteria from "base" (default) or "head"', 'base')
+  .addOption(configFrom('read config and criteria from "base" (default) or "head"'))
   .option('--out <file>', 'also write the signed record here')
   .option('--apply', 'fast-forward the change branch to the run head when it ends clear')
   .option('--json', 'print one JSON document')
@@ -151,7 +158,7 @@ withRepo(program.command('enqueue'))
   .option('--head <ref>', 'head ref', 'HEAD')
   .option('--change <id>', 'change identity')
   .option('--config <path>', 'config path in the repository')
-  .option('--config-from <where>', 'base or head', 'base')
+  .addOption(configFrom('base or head'))
   .option('--max-active <n>', 'queue capacity (max queued or running runs)')
   .option('--cost-budget <usd>', 'cost budget per window across runs')
   .option(
@@ -180,9 +187,7 @@ withRepo(program.command('settle'))
   .description("record a named person's decision on a finding")
   .argument('<finding>', 'finding id or prefix')
   .requiredOption('--by <name>', 'who decides')
-  .addOption(
-    new Option('--decision <d>', 'the decision').choices(['upheld', 'overturned']).makeOptionMandatory(),
-  )
+  .addOption(new Option('--decision <d>', 'the decision').choices(SETTLE_DECISIONS).makeOptionMandatory())
   .option('--note <text>', 'why')
   .option('--json', 'print one JSON document')
   .action(lazy('settle'));
@@ -203,11 +208,7 @@ withRepo(program.command('replay'))
 withRepo(program.command('export'))
   .description('write a report of a run')
   .argument('<run>', 'run id or prefix')
-  .addOption(
-    new Option('--format <f>', 'report format')
-      .choices(['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation', 'rdjson'])
-      .default('markdown'),
-  )
+  .addOption(new Option('--format <f>', 'report format').choices(EXPORT_FORMATS).default('markdown'))
   .option('--out <file>', 'write to a file instead of stdout')
   .action(lazy('export'));
 

@@ -3,9 +3,60 @@
  * one module (store/errors.ts, git/errors.ts, ...); the CLI turns a `code`
  * into a one-line message and an exit code.
  */
+
+/**
+ * Every code a RevloopError may carry. `src/cli/exit-codes.ts` maps each one
+ * with a `Record<ErrorCode, Exit>`, so a new code does not compile until its
+ * exit code is decided.
+ */
+export const ErrorCode = {
+  // Bad input from a user (flags, config, refs, ids).
+  usage: 'usage',
+  config: 'config',
+  reviewer_config: 'reviewer_config',
+  unknown_run: 'unknown_run',
+  unknown_finding: 'unknown_finding',
+  already_settled: 'already_settled',
+  run_busy: 'run_busy',
+  bad_path: 'bad_path',
+  key_exists: 'key_exists',
+  bad_key_file: 'bad_key_file',
+  hook_exists: 'hook_exists',
+  ui_start: 'ui_start',
+  // Git: the repository or its revisions are not what the command needs.
+  not_a_repository: 'not_a_repository',
+  unknown_ref: 'unknown_ref',
+  no_merge_base: 'no_merge_base',
+  diff_too_large: 'diff_too_large',
+  worktree_moved: 'worktree_moved',
+  worktree_conflict: 'worktree_conflict',
+  ref_moved: 'ref_moved',
+  checkout_not_clean: 'checkout_not_clean',
+  git: 'git',
+  // The loop.
+  nothing_to_review: 'nothing_to_review',
+  stopped: 'stopped',
+  malformed: 'malformed',
+  // The ledger: contract faults of the caller, then storage faults.
+  stage_conflict: 'stage_conflict',
+  ledger_conflict: 'ledger_conflict',
+  illegal_transition: 'illegal_transition',
+  fenced_out: 'fenced_out',
+  store_locked: 'store_locked',
+  store_readonly: 'store_readonly',
+  store_full: 'store_full',
+  store_corrupt: 'store_corrupt',
+  store_unavailable: 'store_unavailable',
+  // Files and forges.
+  write_failed: 'write_failed',
+  forge_read_only: 'forge_read_only',
+  forge_refused: 'forge_refused',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
 export class RevloopError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly data: Record<string, unknown> = {},
   ) {
@@ -18,11 +69,5 @@ export class RevloopError extends Error {
 export class UsageError extends RevloopError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super('usage', message, data);
-  }
-}
-
-export class ConfigError extends RevloopError {
-  constructor(message: string, data: Record<string, unknown> = {}) {
-    super('config', message, data);
   }
 }

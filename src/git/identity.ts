@@ -1,23 +1,29 @@
 /**
- * A repository's identity across machines: the origin remote's URL (without
- * credentials or a trailing .git), else its local path. Admission keys use it,
- * so two CI runners with different checkout paths admit one run.
+ * A repository's identity across machines, and the branch its checkout is
+ * on: the Git port's `identity` and `currentBranch`.
  */
-import { createRunner } from './run.js';
+import type { Git } from '../ports/git.js';
+import type { GitRunner } from './run.js';
 
-export async function repoIdentity(root: string): Promise<string> {
-  const res = await createRunner().exec(root, ['config', '--get', 'remote.origin.url']);
-  const url = res.code === 0 ? res.stdout.toString('utf8').trim() : '';
-  if (!url) return `file://${root}`;
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
-}
+/** The origin remote's URL without credentials or a trailing .git; `file://<root>` when there is none. */
+export const identityFromRemote = (root: string, url: string): string =>
+  url === ''
+    ? `file://${root}`
+    : url
+        .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
+        .replace(/\.git$/, '')
+        .replace(/\/+$/, '');
 
-/** The branch HEAD points at (e.g. `feature/x`), or null when HEAD is detached. */
-export async function currentBranch(root: string): Promise<string | null> {
-  const res = await createRunner().exec(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  const name = res.code === 0 ? res.stdout.toString('utf8').trim() : '';
-  return name || null;
+export function identityOps(run: GitRunner): Pick<Git, 'identity' | 'currentBranch'> {
+  return {
+    async identity(root) {
+      const res = await run.exec(root, ['config', '--get', 'remote.origin.url']);
+      return identityFromRemote(root, res.code === 0 ? res.stdout.toString('utf8').trim() : '');
+    },
+    async currentBranch(root) {
+      const res = await run.exec(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+      const name = res.code === 0 ? res.stdout.toString('utf8').trim() : '';
+      return name || null;
+    },
+  };
 }

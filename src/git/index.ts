@@ -7,6 +7,7 @@ import { canonicalDiffOps } from './canonical-diff.js';
 import { changeOps } from './changes.js';
 import { commonDirResolver } from './common-dir.js';
 import { fastForwardOps } from './fast-forward.js';
+import { identityOps } from './identity.js';
 import { revOps } from './revs.js';
 import { createRunner, type GitOptions } from './run.js';
 import { worktreeOps } from './worktree.js';
@@ -34,5 +35,6 @@ export function createGit(opts: GitOptions = {}): Git {
     ...changeOps(run, commonDir),
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
     ...fastForwardOps(run),
+    ...identityOps(run),
   };
 }

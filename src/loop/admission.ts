@@ -10,7 +10,6 @@ import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { MAX_PROMPT_DIFF_BYTES, TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
-import { currentBranch, repoIdentity } from '../git/identity.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
@@ -47,7 +46,7 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   // Usually one git process answers root, head, base and the head's full name together.
   const hit = await git.locate(req.repoDir, req.headRef, firstBase, named).catch(() => null);
   const repo = hit?.root ?? (await git.root(req.repoDir));
-  const branchOf = req.headRef === 'HEAD' ? currentBranch(repo) : Promise.resolve(null);
+  const branchOf = req.headRef === 'HEAD' ? git.currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
   const candidate = (b: string) => git.resolve(repo, b).catch(() => undefined);
   const [head, given, fullName] = hit
@@ -161,7 +160,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const started = [
     loadConfigAt(deps.git, refs.repo, source, req.configPath),
     refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, MAX_PROMPT_DIFF_BYTES)),
-    refs.mergeBase.catch(() => undefined).then(() => repoIdentity(refs.repo)),
+    refs.mergeBase.catch(() => undefined).then(() => deps.git.identity(refs.repo)),
   ] as const;
   for (const p of started) p.catch(() => undefined);
   const rev = { ...refs, mergeBase: await refs.mergeBase };

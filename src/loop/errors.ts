@@ -8,22 +8,6 @@ export class ConfigLoadError extends RevloopError {
   }
 }
 
-export class UnknownRunError extends RevloopError {
-  constructor(readonly runId: string) {
-    super('unknown_run', `no run matches "${runId}"`, { runId });
-  }
-}
-
-/** Admission deferred by the queue's capacity or the cost budget. */
-export class AdmissionDeferredError extends RevloopError {
-  constructor(
-    readonly limit: 'capacity' | 'cost',
-    detail: string,
-  ) {
-    super('deferred', `admission deferred (${limit}): ${detail}`, { limit });
-  }
-}
-
 /** Another live process holds the run. */
 export class RunBusyError extends RevloopError {
   constructor(runId: string, owner: string) {

@@ -7,11 +7,11 @@ import { hostname } from 'node:os';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
-import { repoIdentity } from '../git/identity.js';
+import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { type DriveOptions, type DriveResult, driveRun } from './driver.js';
-import { RunBusyError, UnknownRunError } from './errors.js';
+import { RunBusyError } from './errors.js';
 import { writeRunOutputs } from './write-record.js';
 
 export type ReviewOutcome =
@@ -132,7 +132,7 @@ export interface WorkerOptions {
 export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
   let runs = 0;
   // Only this repository's runs: another repository's commits are not in this checkout.
-  const repo = await repoIdentity(deps.repoRoot);
+  const repo = await deps.git.identity(deps.repoRoot);
   const lane = async () => {
     for (;;) {
       if (deps.signal?.aborted) return;

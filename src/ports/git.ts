@@ -49,6 +49,14 @@ export interface Git {
     mergeBase: string | null;
     fullName: string | null;
   } | null>;
+  /**
+   * The repository's identity across machines: the origin remote's URL
+   * (without credentials or a trailing .git), else `file://<root>`. Admission
+   * keys use it, so two CI runners with different checkout paths admit one run.
+   */
+  identity(root: string): Promise<string>;
+  /** The branch the checkout at `root` is on (`feature/x`), or null when HEAD is detached. */
+  currentBranch(root: string): Promise<string | null>;
   /** Full commit sha of a ref; throws UnknownRefError. */
   resolve(repo: string, ref: string): Promise<string>;
   /** The full name (`refs/heads/topic`) of the ref a name stands for; null for a commit id or an expression. */

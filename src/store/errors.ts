@@ -21,15 +21,16 @@ export class FencedOutError extends RevloopError {
   }
 }
 
+/** No run has this id, or no single run starts with this prefix (the one error for both). */
 export class UnknownRunError extends RevloopError {
   constructor(readonly runId: string) {
-    super('unknown_run', `no run ${runId} in the ledger`, { runId });
+    super('unknown_run', `no run matches "${runId}" in the ledger`, { runId });
   }
 }
 
 export class UnknownFindingError extends RevloopError {
   constructor(readonly findingId: string) {
-    super('unknown_finding', `no finding ${findingId} in the ledger`, { findingId });
+    super('unknown_finding', `no finding matches "${findingId}" in the ledger`, { findingId });
   }
 }
 

@@ -17,7 +17,8 @@ import type {
   StageRow,
   VerdictRow,
 } from '../core/ledger.js';
-import { isTerminal } from '../core/types.js';
+import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
+import { isTerminal, RunStatus } from '../core/types.js';
 import type { AdmitInput, AdmitResult, RunEnd, RunFilter, StageCompletion, Store } from '../ports/store.js';
 import {
   AlreadySettledError,
@@ -33,7 +34,6 @@ import {
   checkRunEnd,
   copyJson,
   costWindowStart,
-  KEY_HOLDING,
   limitVerdict,
   STAGE_ORDER,
   sameJson,
@@ -71,7 +71,7 @@ export class MemoryStore implements Store {
     let active = 0;
     let committedUsd = 0;
     for (const r of this.runs.values()) {
-      const live = r.status === 'queued' || r.status === 'running';
+      const live = ACTIVE_STATUSES.includes(r.status);
       if (live) active++;
       if (r.createdAt >= from) committedUsd += live ? r.budgetUsd : r.costUsd;
     }
@@ -85,7 +85,7 @@ export class MemoryStore implements Store {
       repo: input.repo,
       snapshotKey: input.snapshotKey,
       snapshot: copyJson(input.snapshot),
-      status: 'queued' as const,
+      status: RunStatus.queued,
       outcome: null,
       stopReason: null,
       reason: null,
@@ -127,8 +127,8 @@ export class MemoryStore implements Store {
       .filter(
         (r) =>
           (repo === undefined || r.repo === repo) &&
-          (r.status === 'queued' ||
-            (r.status === 'running' && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
+          (r.status === RunStatus.queued ||
+            (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
       )
       .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)[0];
     return next ? this.take(next, owner, ttlMs, now) : null;
@@ -303,8 +303,8 @@ export class MemoryStore implements Store {
     if (!r) throw new UnknownRunError(runId);
     checkRunEnd(runId, end);
     if (isTerminal(r.status)) return this.out(r);
-    r.fencingToken++;
     this.end(r, end);
+    r.fencingToken++;
     return this.out(r);
   }
 
@@ -390,8 +390,9 @@ export class MemoryStore implements Store {
   }
 
   private take(r: RunRow, owner: LeaseOwner, ttlMs: number, now: number): Lease {
+    assertTransition(r.status, RunStatus.running, r.id);
     r.fencingToken++;
-    r.status = 'running';
+    r.status = RunStatus.running;
     r.leaseOwner = copyJson(owner);
     r.leaseExpiresAt = now + ttlMs;
     r.updatedAt = now;
@@ -404,7 +405,9 @@ export class MemoryStore implements Store {
     return r!;
   }
 
+  /** Core's table decides before anything of the run changes. */
   private end(r: RunRow, end: RunEnd): void {
+    assertTransition(r.status, end.status, r.id);
     const now = this.now();
     Object.assign(r, {
       status: end.status,

@@ -6,10 +6,11 @@
  */
 import { resolve } from 'node:path';
 import { type Context, Hono } from 'hono';
-import { RevloopError } from '../core/errors.js';
+import { type ErrorCode, RevloopError } from '../core/errors.js';
 import { DiffTooLargeError } from '../git/errors.js';
 import { createGit } from '../git/index.js';
 import { loadRunReport } from '../loop/run-report-loader.js';
+import { settleFinding } from '../loop/settle.js';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
@@ -33,6 +34,13 @@ export interface AppOptions {
   git?: Git | undefined;
   now?: (() => number) | undefined;
 }
+
+/** The HTTP status of each way settle refuses (the message is the operation's, as the CLI prints it). */
+const SETTLE_STATUS: Partial<Record<ErrorCode, 400 | 404 | 409>> = {
+  usage: 400,
+  unknown_finding: 404,
+  already_settled: 409,
+};
 
 /** Largest fix diff the page shows. */
 const MAX_DIFF_BYTES = 512 * 1024;
@@ -175,22 +183,15 @@ export function createApp(o: AppOptions): Hono {
     if (!tokenMatches(o.token, c.req.header(TOKEN_HEADER)))
       return c.json({ error: 'missing or wrong token' }, 403);
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
-    const by = typeof body?.by === 'string' ? body.by.trim() : '';
-    const decision = body?.decision;
-    const note = typeof body?.note === 'string' && body.note.trim() ? body.note.trim() : null;
-    if (!by || by.length > 200)
-      return c.json({ error: 'name the person deciding (1 to 200 characters)' }, 400);
-    if (decision !== 'upheld' && decision !== 'overturned')
-      return c.json({ error: 'decision must be "upheld" or "overturned"' }, 400);
-    const id = c.req.param('id');
-    const finding = await o.store.getFinding(id);
-    if (!finding || finding.id !== id) return c.json({ error: 'no such finding' }, 404);
-    if (finding.settlement) return c.json({ error: `already settled by ${finding.settlement.by}` }, 409);
     try {
-      const row = await o.store.settle(id, { by, decision, note, at: now() });
-      return c.json({ finding: findingView(row) });
+      const { finding } = await settleFinding(
+        o.store,
+        { finding: c.req.param('id'), by: body?.by, decision: body?.decision, note: body?.note },
+        now(),
+      );
+      return c.json({ finding: findingView(finding) });
     } catch (err) {
-      if (err instanceof RevloopError) return c.json({ error: err.message }, 409);
+      if (err instanceof RevloopError) return c.json({ error: err.message }, SETTLE_STATUS[err.code] ?? 409);
       throw err;
     }
   });

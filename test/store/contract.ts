@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/core/ledger.js';
-import type { Store } from '../../src/ports/store.js';
+import { RUN_TRANSITIONS } from '../../src/core/run-state.js';
+import type { RunEnd, Store } from '../../src/ports/store.js';
 import { admitInput, clear, failed, finding, owner, sleep, uid } from './fixtures/data.js';
 
 export function runStoreContract(
@@ -446,6 +447,51 @@ export function runStoreContract(
       const again = await store.forceEnd(lease.runId, { ...failed, status: 'aborted' });
       expect(again).toEqual(end);
       await expect(store.forceEnd('no-such-run', failed)).rejects.toMatchObject({ code: 'unknown_run' });
+    });
+
+    describe("run transitions through core's table (invariant 2)", () => {
+      const ends: RunEnd[] = [
+        clear,
+        failed,
+        { ...failed, status: 'aborted', reason: 'superseded' },
+        { ...failed, status: 'timed_out', reason: 'budget_wall' },
+        { ...failed, status: 'unknown', reason: 'unresumable' },
+      ];
+      it.each(ends.map((e) => [e.status, e] as const))(
+        'forceEnd of a queued run -> %s only where the table allows it; a refused one changes nothing',
+        async (to, end) => {
+          const a = await store.admit(admitInput());
+          if (a.kind !== 'created') throw new Error(a.kind);
+          if (RUN_TRANSITIONS.queued.includes(to)) {
+            expect(await store.forceEnd(a.run.id, end)).toMatchObject({ status: to, fencingToken: 1 });
+            return;
+          }
+          await expect(store.forceEnd(a.run.id, end)).rejects.toMatchObject({
+            code: 'illegal_transition',
+            from: 'queued',
+            to,
+          });
+          expect(await store.getRun(a.run.id)).toMatchObject({
+            status: 'queued',
+            fencingToken: 0,
+            endedAt: null,
+            outcome: null,
+          });
+          // Still admitted as it was: a worker claims it.
+          expect((await store.claimNext(owner('w1'), 60_000))?.runId).toBe(a.run.id);
+        },
+      );
+
+      it.each(ends.map((e) => [e.status, e] as const))(
+        'a running run ends %s through finishRun and forceEnd alike',
+        async (to, end) => {
+          expect(RUN_TRANSITIONS.running).toContain(to);
+          const lease = await running();
+          expect(await store.finishRun(lease, end)).toMatchObject({ status: to });
+          const other = await running();
+          expect(await store.forceEnd(other.runId, end)).toMatchObject({ status: to });
+        },
+      );
     });
 
     it('settles a finding once, by a named person', async () => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ConfigSource } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
 import { admit } from '../../loop/admission.js';
 import { openRepo } from '../context.js';
@@ -12,7 +13,7 @@ interface Opts {
   head: string;
   change?: string;
   config?: string;
-  configFrom: string;
+  configFrom: ConfigSource;
   maxActive?: string;
   costBudget?: string;
   costWindow?: string;
@@ -29,8 +30,6 @@ const num = (flag: string, v: string | undefined, integer: boolean): number | un
 
 /** Admit only: for CI jobs, cron and webhooks; `revloop worker` runs what is admitted. */
 const enqueue: Command<Opts> = async (_args, opts, io) => {
-  if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
-    throw new UsageError('--config-from must be "base" or "head"');
   const limits = {
     maxActive: num('--max-active', opts.maxActive, true),
     costBudgetUsd: num('--cost-budget', opts.costBudget, false),

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { roundLog } from '../../core/run-report.js';
+import { type RunReport, roundLog } from '../../core/run-report.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { escalationMarkdown } from '../../loop/escalation.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../report/formats.js';
 import { toGithubAnnotations, toJunit, toMarkdown, toRdjson, toSarif } from '../../report/index.js';
 import { openRepo } from '../context.js';
 import type { Command } from '../io.js';
@@ -13,44 +14,33 @@ import { jsonSafe } from '../terminal-safe.js';
 interface Opts {
   repo?: string;
   store?: string;
-  format: string;
+  format: ExportFormat;
   out?: string;
 }
 
-const FORMATS = ['rounds', 'sarif', 'markdown', 'junit', 'github', 'escalation', 'rdjson'] as const;
+const pretty = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+/** One renderer per format: a format added to EXPORT_FORMATS does not compile without one. */
+const RENDER: Record<ExportFormat, (report: RunReport) => string> = {
+  rounds: (r) => pretty(roundLog(r)),
+  sarif: (r) => pretty(toSarif(r)),
+  markdown: toMarkdown,
+  junit: toJunit,
+  github: toGithubAnnotations,
+  escalation: escalationMarkdown,
+  rdjson: (r) => pretty(toRdjson(r)),
+};
 
 /** Reports of one run: the round log `analyze` reads, and what CI systems read. */
 const exportRun: Command<Opts> = async (args, opts, io) => {
-  if (!FORMATS.includes(opts.format as (typeof FORMATS)[number]))
-    throw new UsageError(`unknown --format "${opts.format}"`);
+  // The CLI's `.choices` refuses others; a programmatic caller gets the same one line.
+  if (!EXPORT_FORMATS.includes(opts.format)) throw new UsageError(`unknown --format "${opts.format}"`);
   const { store, deps } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     const run = await findRunOrThrow(deps, args[0] ?? '');
     const report = await loadRunReport(store, run.id);
     if (!report) throw new UsageError(`run ${run.id} vanished`);
-    let text: string;
-    switch (opts.format) {
-      case 'rounds':
-        text = `${JSON.stringify(roundLog(report), null, 2)}\n`;
-        break;
-      case 'sarif':
-        text = `${JSON.stringify(toSarif(report), null, 2)}\n`;
-        break;
-      case 'junit':
-        text = toJunit(report);
-        break;
-      case 'github':
-        text = toGithubAnnotations(report);
-        break;
-      case 'escalation':
-        text = escalationMarkdown(report);
-        break;
-      case 'rdjson':
-        text = `${JSON.stringify(toRdjson(report), null, 2)}\n`;
-        break;
-      default:
-        text = toMarkdown(report);
-    }
+    let text = RENDER[opts.format](report);
     if (!text.endsWith('\n')) text += '\n';
     if (opts.out) writeFileAtomic(resolve(io.cwd, opts.out), text);
     // JSON keeps parsing to the same value: what a terminal would obey becomes a JSON escape.

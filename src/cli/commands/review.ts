@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import type { ConfigSource } from '../../core/choices.js';
 import { checkFileTarget } from '../../io/atomic-file.js';
 import { reviewRevision } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
@@ -21,7 +21,7 @@ interface Opts extends PublishFlags {
   head: string;
   change?: string;
   config?: string;
-  configFrom: string;
+  configFrom: ConfigSource;
   out?: string;
   apply?: boolean;
   json?: boolean;
@@ -32,8 +32,6 @@ export const exitForRun = (status: string, outcome: string | null): number =>
   status === 'completed' ? (outcome === 'clear' ? Exit.ok : Exit.findings) : Exit.notCompleted;
 
 const review: Command<Opts> = async (_args, opts, io) => {
-  if (opts.configFrom !== 'base' && opts.configFrom !== 'head')
-    throw new UsageError('--config-from must be "base" or "head"');
   // The forge is named before the loop spends anything: a missing token is a usage error now, not after the run.
   const publishTo = opts.publish ? publishOnReview.prepare(opts, io) : null;
   // A bad --out is said now, not after the whole loop ran.

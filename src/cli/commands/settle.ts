@@ -1,4 +1,6 @@
+import type { SettleDecision } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
+import { parseSettleRequest, SettleInputError, settleFinding } from '../../loop/settle.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
 
@@ -6,29 +8,32 @@ interface Opts {
   repo?: string;
   store?: string;
   by: string;
-  decision: 'upheld' | 'overturned';
+  decision: SettleDecision;
   note?: string;
   json?: boolean;
 }
 
+/** How the command line names each input of the settle operation. */
+const FLAG: Record<SettleInputError['field'], string> = {
+  finding: 'FINDING',
+  by: '--by',
+  decision: '--decision',
+};
+
 /** A named person's decision on a finding: disputed findings and edits to protected paths wait for one. */
 const settle: Command<Opts> = async (args, opts, io) => {
-  const id = args[0];
-  if (!id) throw new UsageError('settle needs a FINDING id');
-  const by = opts.by?.trim();
-  if (!by) throw new UsageError('--by must name the person deciding');
+  const request = { finding: args[0], by: opts.by, decision: opts.decision, note: opts.note };
+  // Bad input is refused before the ledger is opened; the operation checks it again, as the page's does.
+  try {
+    parseSettleRequest(request);
+  } catch (err) {
+    if (err instanceof SettleInputError) throw new UsageError(`${FLAG[err.field]} ${err.problem}`, err.data);
+    throw err;
+  }
   const { store, deps } = await openRepo(io, opts);
   try {
-    const finding = await store.getFinding(id);
-    if (!finding) throw new UsageError(`no finding matches "${id}" (see \`revloop status RUN\` for ids)`);
-    const row = await store.settle(finding.id, {
-      by,
-      decision: opts.decision,
-      note: opts.note ?? null,
-      at: deps.clock.now(),
-    });
-    const run = await store.getRun(row.runId);
-    const ended = run && run.status === 'completed';
+    const { finding: row, run } = await settleFinding(store, request, deps.clock.now());
+    const decision = row.settlement?.decision;
     if (opts.json)
       printJson(io, {
         findingId: row.id,
@@ -38,9 +43,9 @@ const settle: Command<Opts> = async (args, opts, io) => {
       });
     else {
       io.stdout(
-        `finding ${row.id} (${row.reviewer}: ${row.reported.claim.slice(0, 70)}) ${opts.decision} by ${by}\n`,
+        `finding ${row.id} (${row.reviewer}: ${row.reported.claim.slice(0, 70)}) ${decision} by ${row.settlement?.by}\n`,
       );
-      if (ended) {
+      if (run?.status === 'completed') {
         io.stdout(
           `run ${row.runId} already ended ${run.outcome}; the settlement carries over to the same claim on the same content (another edit needs a new decision): run \`revloop review\` again to record a run that counts it\n`,
         );

@@ -15,6 +15,8 @@ import type {
   Settlement,
   VerdictRow,
 } from '../../core/ledger.js';
+import { assertTransition } from '../../core/run-state.js';
+import { isTerminal, RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -50,6 +52,7 @@ import {
   sameJson,
   toJson,
 } from '../shared/rules.js';
+import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapPgFault } from './faults.js';
 import { ADMIT_LOCK, migratePostgres } from './migrate.js';
 
@@ -60,7 +63,7 @@ const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_k
 const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at,
   st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
-const HELD = `status IN ('queued','running','completed')`;
+const HELD = HELD_SQL;
 const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
@@ -140,8 +143,8 @@ export class PostgresStore implements Store {
           const w = input.limits?.costWindowSeconds;
           const u = await this.one(
             c,
-            `SELECT (SELECT count(*) FROM runs WHERE status IN ('queued','running')) AS active,
-               (SELECT coalesce(sum(CASE WHEN status IN ('queued','running') THEN budget_usd ELSE cost_usd END), 0)
+            `SELECT (SELECT count(*) FROM runs WHERE ${ACTIVE_SQL}) AS active,
+               (SELECT coalesce(sum(CASE WHEN ${ACTIVE_SQL} THEN budget_usd ELSE cost_usd END), 0)
                   FROM runs WHERE $1::bigint IS NULL OR created_at >= ${NOW} - $1::bigint) AS usd`,
             [w === undefined ? null : Math.round(w * 1000)],
           );
@@ -158,7 +161,7 @@ export class PostgresStore implements Store {
         );
         const ins = await c.query(
           `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, ${NOW}, ${NOW})
+           VALUES ($1, $2, $3, $4, $5, $8, $6, $7, ${NOW}, ${NOW})
            ON CONFLICT (admission_key) WHERE ${HELD} DO NOTHING RETURNING id`,
           [
             input.runId,
@@ -168,6 +171,7 @@ export class PostgresStore implements Store {
             input.snapshotKey,
             input.snapshot.head,
             admissionCost(input),
+            RunStatus.queued,
           ],
         );
         const row = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
@@ -187,9 +191,9 @@ export class PostgresStore implements Store {
     return this.guard(async () => {
       const r = await this.one(
         this.pool,
-        `UPDATE runs SET status = 'running', fencing_token = fencing_token + 1, lease_owner = $2::jsonb,
+        `UPDATE runs SET status = '${RunStatus.running}', fencing_token = fencing_token + 1, lease_owner = $2::jsonb,
            lease_expires_at = ${NOW} + $3, updated_at = ${NOW}
-         WHERE id = $1 AND status IN ('queued','running')
+         WHERE id = $1 AND ${canMoveInto(RunStatus.running)}
            AND (lease_owner IS NULL OR lease_expires_at <= ${NOW} OR fencing_token = $4)
          RETURNING fencing_token, lease_expires_at`,
         [runId, toJson(owner), Math.round(ttlMs), ifToken ?? null],
@@ -206,10 +210,11 @@ export class PostgresStore implements Store {
         this.pool,
         `WITH next AS (
            SELECT id FROM runs
-           WHERE (status = 'queued' OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
+           WHERE (${statusIn([RunStatus.queued])}
+             OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
              AND ($3::text IS NULL OR repo = $3::text)
            ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-         UPDATE runs r SET status = 'running', fencing_token = r.fencing_token + 1, lease_owner = $1::jsonb,
+         UPDATE runs r SET status = '${RunStatus.running}', fencing_token = r.fencing_token + 1, lease_owner = $1::jsonb,
            lease_expires_at = ${NOW} + $2, updated_at = ${NOW}
          FROM next WHERE r.id = next.id
          RETURNING r.id, r.fencing_token, r.lease_expires_at`,
@@ -419,9 +424,9 @@ export class PostgresStore implements Store {
   }
 
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
-    return this.fenced(lease, async (c) => {
+    return this.fenced(lease, async (c, from) => {
       checkRunEnd(lease.runId, end);
-      await this.end(c, lease.runId, end, false);
+      await this.end(c, lease.runId, from, end, false);
       return this.run(c, lease.runId);
     });
   }
@@ -432,7 +437,8 @@ export class PostgresStore implements Store {
         const r = await this.one(c, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
         if (!r) throw new UnknownRunError(runId);
         checkRunEnd(runId, end);
-        if (r.status === 'queued' || r.status === 'running') await this.end(c, runId, end, true);
+        // An ended run is left as it is; a live one moves only where the table lets it.
+        if (!isTerminal(r.status as RunStatus)) await this.end(c, runId, r.status as RunStatus, end, true);
         return this.run(c, runId);
       }),
     );
@@ -553,11 +559,13 @@ export class PostgresStore implements Store {
     );
   }
 
-  private async end(c: Q, runId: string, end: RunEnd, newToken: boolean): Promise<void> {
+  /** Ends a run that is `from` now (read under its row lock): core's table decides, the SQL guard repeats it. */
+  private async end(c: Q, runId: string, from: RunStatus, end: RunEnd, newToken: boolean): Promise<void> {
+    assertTransition(from, end.status, runId);
     await c.query(
       `UPDATE runs SET status = $2, outcome = $3, stop_reason = $4, reason = $5, detail = $6, lease_owner = NULL,
          lease_expires_at = NULL, ended_at = ${NOW}, updated_at = ${NOW}, fencing_token = fencing_token + $7
-       WHERE id = $1`,
+       WHERE id = $1 AND ${canMoveInto(end.status)}`,
       [runId, end.status, end.outcome, end.stopReason, end.reason, end.detail, newToken ? 1 : 0],
     );
   }
@@ -575,17 +583,14 @@ export class PostgresStore implements Store {
   }
 
   /** A fenced write: the run row is locked, its token checked (invariant 13), then `fn` runs, all in one transaction. */
-  private fenced<T>(lease: Lease, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  private fenced<T>(lease: Lease, fn: (c: pg.PoolClient, status: RunStatus) => Promise<T>): Promise<T> {
     return this.guard(() =>
       this.tx(async (c) => {
         const r = await this.one(c, 'SELECT fencing_token, status FROM runs WHERE id = $1 FOR UPDATE', [
           lease.runId,
         ]);
-        checkFence(
-          lease,
-          r && { fencingToken: Number(r.fencing_token), status: r.status as RunRow['status'] },
-        );
-        return fn(c);
+        checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunStatus });
+        return fn(c, r!.status as RunStatus);
       }),
     );
   }

@@ -12,9 +12,6 @@ import { FencedOutError, LedgerConflictError, UnknownRunError } from '../errors.
 export const attemptNeverBegun = (runId: string, callKey: string, attemptNo: number): LedgerConflictError =>
   new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
 
-/** Statuses that hold an admission key (invariant 3): the partial unique index covers exactly these. */
-export const KEY_HOLDING: readonly RunStatus[] = ['queued', 'running', 'completed'];
-
 /** What the run being admitted is charged against the cost budget until it ends. */
 export const admissionCost = (input: AdmitInput): number =>
   input.limits?.estimatedCostUsd ?? input.snapshot.budgets.costUsd;

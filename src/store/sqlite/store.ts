@@ -17,7 +17,8 @@ import type {
   Settlement,
   VerdictRow,
 } from '../../core/ledger.js';
-import { isTerminal } from '../../core/types.js';
+import { assertTransition } from '../../core/run-state.js';
+import { isTerminal, RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -52,11 +53,11 @@ import {
   checkRunEnd,
   costWindowStart,
   hasLimits,
-  KEY_HOLDING,
   limitVerdict,
   sameJson,
   toJson,
 } from '../shared/rules.js';
+import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
 
@@ -74,7 +75,7 @@ const RUN = `SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_k
 const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at,
   st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
-const HELD = `status IN (${KEY_HOLDING.map((s) => `'${s}'`).join(',')})`;
+const HELD = HELD_SQL;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
@@ -163,9 +164,9 @@ export class SqliteStore implements Store {
       const now = this.now();
       if (hasLimits(input)) {
         const from = Math.max(costWindowStart(input, now), Number.MIN_SAFE_INTEGER);
-        const active = this.one(`SELECT count(*) AS n FROM runs WHERE status IN ('queued','running')`);
+        const active = this.one(`SELECT count(*) AS n FROM runs WHERE ${ACTIVE_SQL}`);
         const cost = this.one(
-          `SELECT coalesce(sum(CASE WHEN status IN ('queued','running') THEN budget_usd ELSE cost_usd END), 0) AS usd
+          `SELECT coalesce(sum(CASE WHEN ${ACTIVE_SQL} THEN budget_usd ELSE cost_usd END), 0) AS usd
            FROM runs WHERE created_at >= ?`,
           from,
         );
@@ -186,12 +187,13 @@ export class SqliteStore implements Store {
       );
       this.exec(
         `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         input.runId,
         input.admissionKey,
         input.changeKey,
         input.repo,
         input.snapshotKey,
+        RunStatus.queued,
         input.snapshot.head,
         admissionCost(input),
         now,
@@ -216,7 +218,7 @@ export class SqliteStore implements Store {
       const now = this.now();
       const free = r.lease_owner === null || Number(r.lease_expires_at ?? 0) <= now;
       if (!free && !(ifToken !== undefined && Number(r.fencing_token) === ifToken)) return null;
-      return this.take(runId, owner, ttlMs, now);
+      return this.take(runId, r.status as RunStatus, owner, ttlMs, now);
     });
   }
 
@@ -224,15 +226,15 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const now = this.now();
       const r = this.one(
-        `SELECT id FROM runs WHERE (status = 'queued'
-           OR (status = 'running' AND (lease_owner IS NULL OR lease_expires_at <= ?)))
+        `SELECT id, status FROM runs WHERE (${statusIn([RunStatus.queued])}
+           OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
            AND (? IS NULL OR repo = ?)
          ORDER BY created_at, rowid LIMIT 1`,
         now,
         repo ?? null,
         repo ?? null,
       );
-      return r ? this.take(String(r.id), owner, ttlMs, now) : null;
+      return r ? this.take(String(r.id), r.status as RunStatus, owner, ttlMs, now) : null;
     });
   }
 
@@ -453,9 +455,9 @@ export class SqliteStore implements Store {
 
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     return this.write(() => {
-      this.fence(lease);
+      const from = this.fence(lease);
       checkRunEnd(lease.runId, end);
-      this.end(lease.runId, end, false);
+      this.end(lease.runId, from, end, false);
       return this.run(lease.runId);
     });
   }
@@ -465,7 +467,8 @@ export class SqliteStore implements Store {
       const r = this.one('SELECT status FROM runs WHERE id = ?', runId);
       if (!r) throw new UnknownRunError(runId);
       checkRunEnd(runId, end);
-      if (!isTerminal(r.status as RunRow['status'])) this.end(runId, end, true);
+      // An ended run is left as it is; a live one moves only where the table lets it.
+      if (!isTerminal(r.status as RunStatus)) this.end(runId, r.status as RunStatus, end, true);
       return this.run(runId);
     });
   }
@@ -588,10 +591,12 @@ export class SqliteStore implements Store {
     return this.read(() => this.all('SELECT * FROM events WHERE run_id = ? ORDER BY id', runId).map(toEvent));
   }
 
-  private take(runId: string, owner: LeaseOwner, ttlMs: number, now: number): Lease {
+  private take(runId: string, from: RunStatus, owner: LeaseOwner, ttlMs: number, now: number): Lease {
+    assertTransition(from, RunStatus.running, runId);
     this.exec(
-      `UPDATE runs SET status = 'running', fencing_token = fencing_token + 1, lease_owner = ?,
-         lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+      `UPDATE runs SET status = ?, fencing_token = fencing_token + 1, lease_owner = ?,
+         lease_expires_at = ?, updated_at = ? WHERE id = ? AND ${canMoveInto(RunStatus.running)}`,
+      RunStatus.running,
       toJson(owner),
       now + ttlMs,
       now,
@@ -601,16 +606,21 @@ export class SqliteStore implements Store {
     return { runId, token: Number(r.fencing_token), owner, expiresAt: now + ttlMs };
   }
 
-  private fence(lease: Lease): void {
+  /** Checks the lease inside the write's transaction; returns the run's status, which the write may move. */
+  private fence(lease: Lease): RunStatus {
     const r = this.one('SELECT fencing_token, status FROM runs WHERE id = ?', lease.runId);
-    checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunRow['status'] });
+    checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunStatus });
+    return r!.status as RunStatus;
   }
 
-  private end(runId: string, end: RunEnd, newToken: boolean): void {
+  /** Ends a run that is `from` now (read in this transaction): core's table decides, the SQL guard repeats it. */
+  private end(runId: string, from: RunStatus, end: RunEnd, newToken: boolean): void {
+    assertTransition(from, end.status, runId);
     const now = this.now();
     this.exec(
       `UPDATE runs SET status = ?, outcome = ?, stop_reason = ?, reason = ?, detail = ?, lease_owner = NULL,
-         lease_expires_at = NULL, ended_at = ?, updated_at = ?, fencing_token = fencing_token + ? WHERE id = ?`,
+         lease_expires_at = NULL, ended_at = ?, updated_at = ?, fencing_token = fencing_token + ?
+       WHERE id = ? AND ${canMoveInto(end.status)}`,
       end.status,
       end.outcome,
       end.stopReason,
