@@ -3,8 +3,9 @@ import { expect } from 'vitest';
 import type { ReviewerConfig } from '../../../src/core/config.js';
 import type { CallResult } from '../../../src/ports/reviewer.js';
 import { createReviewer } from '../../../src/reviewers/index.js';
-import { type Fault, type FaultServer, faults, startFaultServer } from '../../helpers/fault-server.js';
-import { callRequest, cleanupDirs, closedPort } from '../call-request.js';
+import { type FaultServer, faults, startFaultServer } from '../../helpers/fault-server.js';
+import { callRequest, closedPort } from '../call-request.js';
+import { abortedStall, afterFault, type CallOpts, closeServer } from './fault-server-variants.js';
 import { detailHas, retryAfter, runReviewerContract } from './reviewer-contract.js';
 
 const KEY = 'sk-contract-openai-0123456789abcdef';
@@ -20,13 +21,7 @@ const cfg = (server: FaultServer, over: Partial<ReviewerConfig> = {}): ReviewerC
   ...over,
 });
 
-interface Opts {
-  over?: Partial<ReviewerConfig>;
-  deadlineInMs?: number;
-  env?: NodeJS.ProcessEnv;
-  signal?: AbortSignal;
-}
-function call(server: FaultServer, o: Opts = {}): Promise<CallResult> {
+function call(server: FaultServer, o: CallOpts<ReviewerConfig> = {}): Promise<CallResult> {
   return createReviewer(cfg(server, o.over), {
     role: 'reviewer',
     name: 'standards',
@@ -41,20 +36,12 @@ function call(server: FaultServer, o: Opts = {}): Promise<CallResult> {
   );
 }
 /** One queued fault, then one call. */
-const after =
-  (fault: Fault, o: Opts = {}) =>
-  (server: FaultServer) => {
-    server.push(fault);
-    return call(server, o);
-  };
+const after = afterFault(call);
 
 runReviewerContract<FaultServer>({
   adapter: 'openai',
   setup: startFaultServer,
-  teardown: async (server) => {
-    await server.close();
-    cleanupDirs();
-  },
+  teardown: closeServer,
   faults: {
     reply: [
       {
@@ -82,7 +69,8 @@ runReviewerContract<FaultServer>({
       },
       {
         name: '429 with Retry-After as an HTTP date',
-        call: after(faults.rateLimited(new Date(Date.now() + 30_000).toUTCString())),
+        // The date is taken at call time: 30 s ahead then, whenever the test runs.
+        call: (server) => after(faults.rateLimited(new Date(Date.now() + 30_000).toUTCString()))(server),
         check: retryAfter((ms) => expect(ms).toBeGreaterThan(25_000)),
       },
       {
@@ -171,16 +159,6 @@ runReviewerContract<FaultServer>({
         check: (r) => expect(JSON.stringify(r)).not.toContain(KEY),
       },
     ],
-    interrupted: [
-      {
-        name: 'revloop aborts a call to a stalled endpoint',
-        call: (server) => {
-          const ac = new AbortController();
-          setTimeout(() => ac.abort(), 200);
-          return after(faults.stall(), { signal: ac.signal })(server);
-        },
-        check: detailHas('interrupted'),
-      },
-    ],
+    interrupted: [abortedStall(call)],
   },
 });
