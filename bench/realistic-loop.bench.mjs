@@ -73,6 +73,12 @@ export default async function () {
       `${a.mode} saves ${saved.toFixed(0)} ms of ${b.wallMs.toFixed(0)} ms wall = ${pct(saved / b.wallMs)} by median controller time, ${bestSaved.toFixed(0)} ms = ${pct(bestSaved / b.wallMs)} by best (${b.mode} - ${a.mode})`,
     );
   }
+  // What one git start costs through each starter, timed alternately inside each loop's process.
+  const starts = [...runs.values()].flat().filter((r) => r.spawnMs?.native !== undefined);
+  if (starts.length > 0)
+    lines.push(
+      `one git start (git --version, to its close) in a loop's process: posix_spawn ${median(starts.map((r) => r.spawnMs.native)).toFixed(1)} ms, child_process ${median(starts.map((r) => r.spawnMs.node)).toFixed(1)} ms (median over ${starts.length} processes of 100 each)`,
+    );
   return {
     name: `loop controller overhead, realistic (${ROUNDS} rounds, ${REVIEWERS.length} reviewers + fixer x 2 s, SQLite)`,
     target: 'controller time <= 1 % of wall time',
