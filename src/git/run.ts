@@ -2,7 +2,7 @@
  * The one place revloop starts git: argument arrays, never a shell, and an
  * environment that cannot point git at another repository behind our back.
  */
-import { spawnProcess } from '../io/spawn.js';
+import { spawn } from 'node:child_process';
 import { GitError, NotARepositoryError } from './errors.js';
 
 /** Options of {@link createGit}. */
@@ -114,7 +114,7 @@ export function createRunner(opts: GitOptions = {}): GitRunner {
 
   const stream: GitRunner['stream'] = (dir, args, onChunk) =>
     new Promise((resolve, reject) => {
-      const child = spawnProcess(gitPath, ['-C', dir, ...args], { env, stdin: 'ignore' });
+      const child = spawn(gitPath, ['-C', dir, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       let stopped = false;
       child.stderr.setEncoding('utf8');
@@ -136,9 +136,10 @@ export function createRunner(opts: GitOptions = {}): GitRunner {
   const exec: GitRunner['exec'] = (dir, args, runOpts = {}) =>
     new Promise((resolve, reject) => {
       const input = runOpts.input;
-      const child = spawnProcess(gitPath, ['-C', dir, ...args], {
+      const child = spawn(gitPath, ['-C', dir, ...args], {
         env: runOpts.env ? { ...env, ...runOpts.env } : env,
-        stdin: input === undefined ? 'ignore' : 'pipe',
+        // stdin is always a pipe, ended at once when there is no input: git reads end of file.
+        stdio: ['pipe', 'pipe', 'pipe'],
       });
       const out: Buffer[] = [];
       let stderr = '';
@@ -150,8 +151,8 @@ export function createRunner(opts: GitOptions = {}): GitRunner {
       child.on('error', (err) => reject(new GitError(subcommand(args), args, null, err.message)));
       child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr }));
       // git may exit before reading all input (e.g. a bad ref); the close event reports it.
-      child.stdin?.on('error', () => {});
-      child.stdin?.end(input);
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
     });
 
   const ok: GitRunner['ok'] = async (dir, args, runOpts) => {

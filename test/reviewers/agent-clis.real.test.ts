@@ -11,7 +11,7 @@
  * `$REVLOOP_AGENT_CLIS/node_modules/.bin` (default ~/.cache/revloop-agent-clis).
  *
  * `REVLOOP_CAPTURE_AGENT_FIXTURES=1` also saves what each CLI printed under
- * test/fixtures/agent-clis/, the fixtures agent-cli-fixtures.test.ts parses.
+ * test/fixtures/agent-clis/, the fixtures the Reviewer port contract replays (test/reviewers/contract/).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

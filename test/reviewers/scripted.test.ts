@@ -75,15 +75,6 @@ describe('scripted adapter', () => {
     });
   });
 
-  it('no entry is missing_context naming reviewer and round', async () => {
-    const { rev, req } = scripted({ correctness: { '1': { reply: { verdict: 'pass', findings: [] } } } });
-    expect(await rev.call(req({ round: 3 }))).toEqual({
-      ok: false,
-      class: 'missing_context',
-      detail: 'reviewer "correctness": no scripted reply for reviewer correctness round 3',
-    });
-  });
-
   it('runs scripted replies through the same checks: schema, path escape, drift, text parsing', async () => {
     const { rev, req } = scripted(
       {
