@@ -130,6 +130,7 @@ export function buildSnapshot(
     budgets: c.budgets,
     callSeconds: c.timeouts.callSeconds,
     retry: c.retry,
+    review: c.review,
     controllerVersion: CONTROLLER_VERSION,
   };
 }
