@@ -12,6 +12,10 @@ export const priceSchema = z.strictObject({
   inputPerMTok: z.number().nonnegative(),
   /** USD per million output tokens. */
   outputPerMTok: z.number().nonnegative(),
+  /** USD per million input tokens read from a prompt cache; unset: priced as input (never under-counted). */
+  cachedInputPerMTok: z.number().nonnegative().optional(),
+  /** USD per million input tokens written to a prompt cache; unset: 1.25 × input (Anthropic's 5-minute rate). */
+  cacheWritePerMTok: z.number().nonnegative().optional(),
 });
 
 /**
@@ -112,6 +116,22 @@ export const checkSchema = z.strictObject({
   timeoutSeconds: z.number().positive().default(600),
 });
 
+/**
+ * API reviewers (issue 17, points 5 and 6): how much of the changed files'
+ * post-change content their prompt carries, and the sampling they are pinned
+ * to. Frozen through the config digest and copied into the snapshot.
+ */
+const REVIEW_DEFAULTS = { contextBytes: 100_000, temperature: 0 } as const;
+const reviewSchema = z
+  .strictObject({
+    contextBytes: z.number().int().nonnegative().default(REVIEW_DEFAULTS.contextBytes),
+    /** null: not sent (models that accept only their own default, such as reasoning models). */
+    temperature: z.number().min(0).max(2).nullable().default(REVIEW_DEFAULTS.temperature),
+    /** Sent where the protocol has one (openai); the Messages API has none. */
+    seed: z.number().int().optional(),
+  })
+  .default(REVIEW_DEFAULTS);
+
 export const configSchema = z
   .strictObject({
     criteria: z.string().min(1).default('REVIEW.md'),
@@ -161,6 +181,7 @@ export const configSchema = z
         costWindowSeconds: z.number().int().positive().default(86_400),
       })
       .default({ costWindowSeconds: 86_400 }),
+    review: reviewSchema,
   })
   .superRefine((c, ctx) => {
     const seen = new Set<string>();

@@ -1,16 +1,29 @@
 /**
  * Prompts for the three roles. The prompt text is what gets hashed into the
  * call key, so it is built only from frozen inputs: the diff of the revision,
- * the criteria, the role's instructions and (refuter, fixer) the claims.
+ * the criteria, the role's instructions, (API reviewers) the changed files'
+ * content at the revision and (refuter, fixer) the claims.
+ *
+ * Reviewer and refuter prompts put what every call of a revision shares
+ * first (the rules, criteria, diff and file content) and what this call
+ * alone carries last, after CALL_PART_HEADING: the shared prefix is then
+ * byte-identical across reviewers and rounds of one revision, which is what
+ * an endpoint's prompt cache matches on (issue 17, point 7).
  */
+import { type FileContext, renderFileContext } from './file-context.js';
 import type { ReportedFinding } from './types.js';
 
 /** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
 export const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
 
-export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/1';
+export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/2';
 
-const REVIEWER_RULES = `You are a code reviewer. Review ONLY the diff below against the review criteria.
+/** Opens the part of a prompt that is this call's own (the reviewer, the claim); everything before it is shared. */
+export const CALL_PART_HEADING = '## For this call';
+const CALL_PART_MARK = `\n\n${CALL_PART_HEADING}\n`;
+
+const REVIEWER_RULES = `You are a code reviewer. Review ONLY the changes in the diff below against the review criteria
+(the files' full content, when given after the diff, is context: raise nothing on lines the diff does not change).
 Reply with ONE JSON object and nothing else:
 { "verdict": "pass" | "findings",
   "findings": [ { "severity": "MAJOR" | "MODERATE" | "MINOR", "file": "path/in/repo", "line": 10, "endLine": 12,
@@ -37,19 +50,35 @@ export interface ReviewerPromptInput {
   criteria: string;
   diff: string;
   instructions?: string | undefined;
+  /** The changed files at the revision (API reviewers, which cannot read the checkout). */
+  files?: FileContext | undefined;
 }
 
 export function reviewerPrompt(p: ReviewerPromptInput): string {
-  return [
+  const shared = [
     `# revloop review (${PROMPT_TEMPLATE_VERSION})`,
-    `Reviewer: ${p.reviewer}`,
     REVIEWER_RULES,
-    p.instructions ? `## Instructions for ${p.reviewer}\n${p.instructions}` : '',
     `## Review criteria\n${p.criteria}`,
     `## Diff\n${p.diff}`,
-  ]
-    .filter(Boolean)
-    .join('\n\n');
+    p.files ? renderFileContext(p.files) : '',
+  ];
+  const own = [
+    `${CALL_PART_HEADING}\nReviewer: ${p.reviewer}`,
+    p.instructions ? `## Instructions for ${p.reviewer}\n${p.instructions}` : '',
+  ];
+  return [...shared, ...own].filter(Boolean).join('\n\n');
+}
+
+/**
+ * A prompt cut where its own part begins: `shared + own` is the prompt, byte
+ * for byte. Found from the text alone (the last CALL_PART_HEADING line), so
+ * the prompt digest covers where an adapter cuts it; a prompt without one is
+ * all own part.
+ */
+export function splitPrompt(prompt: string): { shared: string; own: string } {
+  const at = prompt.lastIndexOf(CALL_PART_MARK);
+  if (at <= 0) return { shared: '', own: prompt };
+  return { shared: prompt.slice(0, at), own: prompt.slice(at) };
 }
 
 export function refuterPrompt(p: {
@@ -65,7 +94,7 @@ export function refuterPrompt(p: {
     p.instructions ?? '',
     `## Review criteria\n${p.criteria}`,
     `## Diff\n${p.diff}`,
-    `## The claim\nSeverity: ${c.severity}\nFile: ${c.file}:${c.line}${c.endLine ? `-${c.endLine}` : ''}\nClaim: ${c.claim}\nFailure scenario: ${c.failureScenario ?? '(none given)'}\nViolated clause: ${c.violatedClause ?? '(none given)'}`,
+    `${CALL_PART_HEADING}\n## The claim\nSeverity: ${c.severity}\nFile: ${c.file}:${c.line}${c.endLine ? `-${c.endLine}` : ''}\nClaim: ${c.claim}\nFailure scenario: ${c.failureScenario ?? '(none given)'}\nViolated clause: ${c.violatedClause ?? '(none given)'}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -187,7 +187,18 @@ export interface Snapshot {
   /** Deadline of one call. */
   callSeconds: number;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** What API reviewers are sent beyond the prompt's inputs (absent in runs admitted before it). */
+  review?: ReviewSettings | undefined;
   controllerVersion: string;
+}
+
+/** The `review:` settings a run is frozen to (issue 17, points 5 and 6). */
+export interface ReviewSettings {
+  /** Budget of post-change file content an API reviewer's prompt carries. */
+  contextBytes: number;
+  /** Sampling temperature; null: not sent. */
+  temperature: number | null;
+  seed?: number | undefined;
 }
 
 /** Admission key components (invariant 3). */

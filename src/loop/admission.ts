@@ -129,6 +129,7 @@ export function buildSnapshot(
     budgets: c.budgets,
     callSeconds: c.timeouts.callSeconds,
     retry: c.retry,
+    review: c.review,
     controllerVersion: CONTROLLER_VERSION,
   };
 }

@@ -95,6 +95,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,
+      sampling: snapshot.review,
     });
     ctx.noteCallStarted();
     const res = await pending;
@@ -134,6 +135,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
           costUsd: res.costUsd,
         },
         attempt,
+        res.note,
       );
       ctx.verdicts.set(key, verdict);
       deps.onEvent?.({

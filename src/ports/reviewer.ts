@@ -21,6 +21,8 @@ export interface CallRequest {
   /** Absolute deadline for this call, epoch ms. */
   deadlineMs: number;
   signal?: AbortSignal | undefined;
+  /** Sampling the run is frozen to (API adapters send it; others cannot). Absent: the endpoint's default. */
+  sampling?: { temperature: number | null; seed?: number | undefined } | undefined;
 }
 
 export type CallResult =
@@ -31,6 +33,8 @@ export type CallResult =
       /** The model the endpoint reported, when it did. */
       modelId: string | null;
       costUsd: number;
+      /** What the attempt records beside `ok`: how the reply was asked for, the tokens it used. */
+      note?: string | undefined;
     }
   | {
       ok: false;

@@ -132,12 +132,14 @@ export interface Store {
    * Invariant 6: insert-or-nothing on the call key (a unique constraint).
    * `inserted` is false on a duplicate delivery, and `verdict` is then the one recorded first.
    * With `endsAttempt`, that attempt of the call key is ended `ok` in the same
-   * transaction (LedgerConflictError, and nothing recorded, if it was never begun).
+   * transaction (LedgerConflictError, and nothing recorded, if it was never begun),
+   * with `attemptDetail` as its detail (how the reply was asked for, the tokens it used).
    */
   recordVerdict(
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
     endsAttempt?: number,
+    attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }>;
   /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
   completeStage(lease: Lease, c: StageCompletion): Promise<void>;

@@ -3,18 +3,39 @@
  * through the official SDK, streamed, with the SDK's own retries off (the
  * controller retries under the call key, invariant 7). The SDK is imported
  * on first call so loading the adapters never loads it.
+ *
+ * The reply is asked for as structured output (`response_format` json_schema,
+ * strict); an endpoint that answers it does not offer that gets the same
+ * prompt as plain JSON text, noted on the attempt. Prompt caching is the
+ * endpoint's own, on an identical prefix: the prompt puts its shared part
+ * first (core/prompt.ts), and the usage's cached tokens are priced apart.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import { describeUsage, type TokenUsage, usageCost } from '../core/token-cost.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import type { ReviewerContext } from './command.js';
-import { startDeadline } from './deadline.js';
+import { type CallDeadline, startDeadline } from './deadline.js';
 import { createHttpReviewer, stoppedBy, streamFailure } from './http-reviewer.js';
-import { fail, finishText, tokenCost } from './reply-result.js';
+import { fail, finishText } from './reply-result.js';
+import {
+  type Refused,
+  refusesStructuredOutput,
+  replySchema,
+  structuredOrPlain,
+} from './structured-output.js';
 
 export const DEFAULT_OPENAI_KEY_ENV = 'OPENAI_API_KEY';
 
 export function createOpenAIReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
   return createHttpReviewer(cfg, ctx, DEFAULT_OPENAI_KEY_ENV, callOpenAI);
+}
+
+interface Streamed {
+  content: string;
+  refusal: string;
+  finishReason: string | null;
+  model: string | null;
+  usage: TokenUsage;
 }
 
 async function callOpenAI(
@@ -25,13 +46,8 @@ async function callOpenAI(
 ): Promise<CallResult> {
   const deadline = startDeadline(req.deadlineMs, req.signal);
   const stopped = (): CallResult | null => stoppedBy(deadline, label);
-  let started = false;
-  let content = '';
-  let refusal = '';
-  let finishReason: string | null = null;
-  let model: string | null = null;
-  let inputTokens = 0;
-  let outputTokens = 0;
+  let got: Streamed | CallResult;
+  let note: string | undefined;
   try {
     const early = stopped();
     if (early) return early;
@@ -45,47 +61,93 @@ async function callOpenAI(
       timeout: Math.max(1, deadline.remainingMs),
       logLevel: 'off',
     });
-    const stream = await client.chat.completions.create(
+    ({ got, fallback: note } = await structuredOrPlain(label, (structured) =>
+      stream(client, cfg, req, label, deadline, structured),
+    ));
+  } finally {
+    deadline.dispose();
+  }
+  if ('ok' in got) return got;
+  // The SDK ends an aborted stream quietly, so the deadline is checked after the loop too.
+  const s = stopped();
+  if (s) return s;
+  if (got.refusal) return fail('refused', label, `the model refused: ${got.refusal.slice(0, 300)}`);
+  if (got.finishReason === 'content_filter')
+    return fail('refused', label, 'the reply was withheld by a content filter');
+  if (got.finishReason === 'length')
+    return fail('truncated', label, 'the reply hit its token limit (finish_reason "length")');
+  if (got.finishReason === null) return fail('truncated', label, 'the stream ended before a finish reason');
+  const usageLine = describeUsage(got.usage);
+  return finishText(got.content, {
+    role: req.role,
+    label,
+    pinnedModel: cfg.model,
+    servedModel: got.model,
+    costUsd: usageCost(cfg.prices, got.usage),
+    structured: note === undefined,
+    note: note ? `${note}; ${usageLine}` : `structured output (response_format json_schema); ${usageLine}`,
+  });
+}
+
+/** One streamed request; `{ refusedStructured }` when the endpoint does not offer structured output. */
+async function stream(
+  client: InstanceType<typeof import('openai').default>,
+  cfg: AgentConfig | ReviewerConfig,
+  req: CallRequest,
+  label: string,
+  deadline: CallDeadline,
+  structured: boolean,
+): Promise<Streamed | CallResult | Refused> {
+  const out: Streamed = {
+    content: '',
+    refusal: '',
+    finishReason: null,
+    model: null,
+    usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 },
+  };
+  let started = false;
+  try {
+    const { name, schema } = replySchema(req.role);
+    const temperature = req.sampling?.temperature;
+    const seed = req.sampling?.seed;
+    const chunks = await client.chat.completions.create(
       {
         model: cfg.model ?? '',
         messages: [{ role: 'user', content: req.prompt }],
         stream: true,
         stream_options: { include_usage: true },
         ...(cfg.maxTokens ? { max_tokens: cfg.maxTokens } : {}),
+        ...(temperature != null ? { temperature } : {}),
+        ...(seed !== undefined ? { seed } : {}),
+        ...(structured
+          ? { response_format: { type: 'json_schema', json_schema: { name, strict: true, schema } } }
+          : {}),
       },
       { signal: deadline.signal },
     );
     started = true;
-    for await (const chunk of stream) {
-      if (!model && chunk.model) model = chunk.model;
+    for await (const chunk of chunks) {
+      if (!out.model && chunk.model) out.model = chunk.model;
       const choice = chunk.choices?.[0];
-      if (choice?.delta?.content) content += choice.delta.content;
-      if (choice?.delta?.refusal) refusal += choice.delta.refusal;
-      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      if (choice?.delta?.content) out.content += choice.delta.content;
+      if (choice?.delta?.refusal) out.refusal += choice.delta.refusal;
+      if (choice?.finish_reason) out.finishReason = choice.finish_reason;
       if (chunk.usage) {
-        inputTokens = chunk.usage.prompt_tokens ?? inputTokens;
-        outputTokens = chunk.usage.completion_tokens ?? outputTokens;
+        // prompt_tokens counts the cached ones too.
+        const prompt = chunk.usage.prompt_tokens ?? 0;
+        const cached = Math.min(prompt, chunk.usage.prompt_tokens_details?.cached_tokens ?? 0);
+        out.usage = {
+          inputTokens: prompt - cached,
+          cacheReadTokens: cached,
+          cacheWriteTokens: 0,
+          outputTokens: chunk.usage.completion_tokens ?? 0,
+        };
       }
     }
   } catch (err) {
+    const refused = structured && !started ? refusesStructuredOutput(err) : null;
+    if (refused) return { refusedStructured: refused };
     return stoppedBy(deadline, label) ?? streamFailure(err, started, label);
-  } finally {
-    deadline.dispose();
   }
-  // The SDK ends an aborted stream quietly, so the deadline is checked after the loop too.
-  const s = stopped();
-  if (s) return s;
-  if (refusal) return fail('refused', label, `the model refused: ${refusal.slice(0, 300)}`);
-  if (finishReason === 'content_filter')
-    return fail('refused', label, 'the reply was withheld by a content filter');
-  if (finishReason === 'length')
-    return fail('truncated', label, 'the reply hit its token limit (finish_reason "length")');
-  if (finishReason === null) return fail('truncated', label, 'the stream ended before a finish reason');
-  return finishText(content, {
-    role: req.role,
-    label,
-    pinnedModel: cfg.model,
-    servedModel: model,
-    costUsd: tokenCost(cfg.prices, inputTokens, outputTokens),
-  });
+  return out;
 }

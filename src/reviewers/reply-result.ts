@@ -4,6 +4,7 @@
  * once, so no adapter can accept a reply another would reject.
  */
 import { extractJson, parseReply } from '../core/replies.js';
+import { type TokenPrices, usageCost } from '../core/token-cost.js';
 import type { Role } from '../core/types.js';
 import type { CallResult } from '../ports/reviewer.js';
 import type { ErrorClass } from './classify.js';
@@ -48,6 +49,10 @@ export interface FinishOptions {
   servedModel?: string | null | undefined;
   /** Cost measured outside the reply (tokens × prices, agent envelope); else the reply's `usage.costUsd`. */
   costUsd?: number | undefined;
+  /** The endpoint held the reply to the role's strict schema: its nulls are absent fields. */
+  structured?: boolean | undefined;
+  /** Recorded on the attempt: how the reply was asked for, the tokens it used; added to a failure's detail. */
+  note?: string | undefined;
 }
 
 /** Parses agent text (the whole text or one fenced ```json block) as the role's reply. */
@@ -57,10 +62,13 @@ export function finishText(text: string, opts: FinishOptions): CallResult {
     // Drift is the more useful reason when both hold: the wrong model answered.
     const drift =
       opts.servedModel != null ? modelDrift(opts.label, opts.pinnedModel, opts.servedModel) : null;
-    return drift ?? fail('malformed', opts.label, json.detail);
+    return drift ?? fail('malformed', opts.label, withNote(json.detail, opts.note));
   }
-  return finishValue(json.value, opts);
+  return finishValue(opts.structured ? withoutNulls(json.value) : json.value, opts);
 }
+
+const withNote = (detail: string, note: string | undefined): string =>
+  note ? `${detail} (${note})` : detail;
 
 /** Validates a reply value for the role, then applies the drift check and reads the cost. */
 export function finishValue(value: unknown, opts: FinishOptions): CallResult {
@@ -72,17 +80,28 @@ export function finishValue(value: unknown, opts: FinishOptions): CallResult {
   const drift = modelDrift(opts.label, opts.pinnedModel, reported);
   if (drift) return drift;
   const parsed = parseReply(opts.role, value);
-  if (!parsed.ok) return fail('malformed', opts.label, parsed.detail);
+  if (!parsed.ok) return fail('malformed', opts.label, withNote(parsed.detail, opts.note));
   const cost = opts.costUsd ?? parsed.reply.usage?.costUsd ?? 0;
-  return { ok: true, reply: parsed.reply, modelId: reported, costUsd: cost };
+  const ok: CallResult = { ok: true, reply: parsed.reply, modelId: reported, costUsd: cost };
+  return opts.note ? { ...ok, note: opts.note } : ok;
 }
 
-/** USD for token counts at per-million-token prices; 0 when no prices are configured. */
+/** USD for token counts at per-million-token prices, no cache involved; 0 when no prices are configured. */
 export function tokenCost(
-  prices: { inputPerMTok: number; outputPerMTok: number } | undefined,
+  prices: TokenPrices | undefined,
   inputTokens: number,
   outputTokens: number,
 ): number {
-  if (!prices) return 0;
-  return (inputTokens * prices.inputPerMTok + outputTokens * prices.outputPerMTok) / 1_000_000;
+  return usageCost(prices, { inputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens });
+}
+
+/** A structured reply with its nulls read as absent fields, at any depth. */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
 }

@@ -226,10 +226,12 @@ export class MemoryStore implements Store {
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
     endsAttempt?: number,
+    attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     this.fenced(lease);
     // First, so a missing attempt records nothing.
-    if (endsAttempt !== undefined) this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', null);
+    if (endsAttempt !== undefined)
+      this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
     const had = this.verdicts.get(v.callKey);
     if (had) return { inserted: false, verdict: copyJson(had) };
     const row = { ...copyJson(v), recordedAt: this.now() };

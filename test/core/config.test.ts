@@ -26,6 +26,7 @@ describe('parseConfig', () => {
       keys: [],
       protect: [],
       admission: { costWindowSeconds: 86_400 },
+      review: { contextBytes: 100_000, temperature: 0 },
     });
   });
 

@@ -9,8 +9,22 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Fault =
-  /** A complete reply; `model` overrides the requested model (drift). */
-  | { kind: 'ok'; text: string; model?: string; inputTokens?: number; outputTokens?: number }
+  /**
+   * A complete reply; `model` overrides the requested model (drift). The cache
+   * counts are reported as each protocol does: Anthropic apart from
+   * `input_tokens`, OpenAI inside `prompt_tokens` (`cached_tokens`).
+   */
+  | {
+      kind: 'ok';
+      text: string;
+      model?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      cacheReadTokens?: number;
+      cacheWriteTokens?: number;
+      /** Anthropic: the reply as the input of the tool the request forces (a `tool_use` block). */
+      asTool?: boolean;
+    }
   /** HTTP 429; `retryAfter` is sent verbatim (delta-seconds or an HTTP-date). */
   | { kind: 'rate_limited'; retryAfter?: string }
   /** Any HTTP error status with the protocol's error body (503, 529, 500, 401...). */
@@ -35,6 +49,13 @@ export type Fault =
 export const faults = {
   ok: (text: string, model?: string): Fault => (model ? { kind: 'ok', text, model } : { kind: 'ok', text }),
   json: (value: unknown, model?: string): Fault => faults.ok(JSON.stringify(value), model),
+  /** Anthropic: the value as the forced tool's input; OpenAI: the value as content. */
+  tool: (value: unknown, usage: { cacheReadTokens?: number; cacheWriteTokens?: number } = {}): Fault => ({
+    kind: 'ok',
+    text: JSON.stringify(value),
+    asTool: true,
+    ...usage,
+  }),
   rateLimited: (retryAfter?: string): Fault =>
     retryAfter ? { kind: 'rate_limited', retryAfter } : { kind: 'rate_limited' },
   status: (status: number, errorType?: string, message?: string): Fault => ({
@@ -120,7 +141,7 @@ export async function startFaultServer(): Promise<FaultServer> {
       }
       const model = parsed.model ?? 'unknown-model';
       if (protocol === 'openai') answerOpenAI(req, res, fault, model, parsed.stream === true);
-      else answerAnthropic(req, res, fault, model);
+      else answerAnthropic(req, res, fault, model, toolNameOf(parsed));
     });
   });
   server.on('connection', (s: Socket) => {
@@ -256,15 +277,33 @@ function answerOpenAI(
   send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
   const input = fault.kind === 'ok' ? (fault.inputTokens ?? 1000) : 1000;
   const output = fault.kind === 'ok' ? (fault.outputTokens ?? 500) : 500;
+  const cached = fault.kind === 'ok' ? (fault.cacheReadTokens ?? 0) : 0;
   send({
     ...base,
     choices: [],
-    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    usage: {
+      prompt_tokens: input + cached,
+      completion_tokens: output,
+      total_tokens: input + cached + output,
+      ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    },
   });
   res.end('data: [DONE]\n\n');
 }
 
-function answerAnthropic(req: IncomingMessage, res: ServerResponse, fault: Fault, requested: string) {
+/** The tool an Anthropic request forces (`tool_choice: { type: 'tool', name }`), if any. */
+function toolNameOf(parsed: unknown): string | null {
+  const choice = (parsed as { tool_choice?: { type?: unknown; name?: unknown } }).tool_choice;
+  return choice?.type === 'tool' && typeof choice.name === 'string' ? choice.name : null;
+}
+
+function answerAnthropic(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fault: Fault,
+  requested: string,
+  toolName: string | null,
+) {
   if (httpFault(req, res, fault, 'anthropic')) return;
   const model = fault.kind === 'ok' && fault.model ? fault.model : requested;
   const input = fault.kind === 'ok' ? (fault.inputTokens ?? 1000) : 1000;
@@ -281,7 +320,12 @@ function answerAnthropic(req: IncomingMessage, res: ServerResponse, fault: Fault
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: input, output_tokens: 1 },
+      usage: {
+        input_tokens: input,
+        output_tokens: 1,
+        cache_read_input_tokens: fault.kind === 'ok' ? (fault.cacheReadTokens ?? 0) : 0,
+        cache_creation_input_tokens: fault.kind === 'ok' ? (fault.cacheWriteTokens ?? 0) : 0,
+      },
     },
   });
   if (fault.kind === 'error_event') {
@@ -290,11 +334,21 @@ function answerAnthropic(req: IncomingMessage, res: ServerResponse, fault: Fault
     );
     return;
   }
-  send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
   const text =
     fault.kind === 'refusal' ? '' : 'text' in fault && typeof fault.text === 'string' ? fault.text : '';
-  for (const c of chunks(text))
-    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: c } });
+  const asTool = fault.kind === 'ok' && fault.asTool === true && toolName !== null;
+  if (asTool) {
+    send('content_block_start', {
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_fault', name: toolName, input: {} },
+    });
+    for (const c of chunks(text))
+      send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: c } });
+  } else {
+    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (const c of chunks(text))
+      send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: c } });
+  }
   if (fault.kind === 'reset_mid_stream') {
     setTimeout(() => req.socket.destroy(), 20);
     return;
@@ -304,7 +358,14 @@ function answerAnthropic(req: IncomingMessage, res: ServerResponse, fault: Fault
     return;
   }
   send('content_block_stop', { index: 0 });
-  const stop = fault.kind === 'truncated' ? 'max_tokens' : fault.kind === 'refusal' ? 'refusal' : 'end_turn';
+  const stop =
+    fault.kind === 'truncated'
+      ? 'max_tokens'
+      : fault.kind === 'refusal'
+        ? 'refusal'
+        : asTool
+          ? 'tool_use'
+          : 'end_turn';
   send('message_delta', {
     delta: { stop_reason: stop, stop_sequence: null },
     usage: { output_tokens: output },

@@ -45,6 +45,8 @@ describe('anthropic adapter against the fault server', () => {
       reply: UPHELD,
       modelId: 'claude-pinned',
       costUsd: (1000 * 3 + 500 * 15) / 1e6,
+      // The fault server answers in text whatever the request forces: the attempt says so.
+      note: expect.stringContaining('the endpoint answered in text'),
     });
     const [req] = server.requests;
     expect(req?.path).toBe('/v1/messages');

@@ -41,7 +41,13 @@ describe('openai adapter against the fault server', () => {
   it('streams a reply, reports the served model and prices the tokens', async () => {
     server.push(faults.json(PASS));
     const r = await call();
-    expect(r).toEqual({ ok: true, reply: PASS, modelId: 'gpt-pinned', costUsd: (1000 * 2 + 500 * 8) / 1e6 });
+    expect(r).toEqual({
+      ok: true,
+      reply: PASS,
+      modelId: 'gpt-pinned',
+      costUsd: (1000 * 2 + 500 * 8) / 1e6,
+      note: expect.stringContaining('tokens: input 1000 uncached'),
+    });
     const [req] = server.requests;
     expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
     const body = JSON.parse(req?.body ?? '{}');

@@ -14,6 +14,7 @@ import type { ScopeFacts } from '../../core/scope-lock.js';
 import { gateScope } from '../../core/scope-lock.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
+import { apiReviewContext } from '../api-review-context.js';
 import { besideNextCall } from '../background.js';
 import { callAgent } from '../call.js';
 import { checkFindingLines } from '../finding-lines.js';
@@ -60,6 +61,7 @@ export async function reviewStage(
   // commit that edits the config, the criteria or a protected file needs a person too): a read
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx, () => editedProtectedPaths(ctx, head));
+  const filesFor = apiReviewContext(ctx, head);
   const got: { name: string; verdict: VerdictRow }[] = [];
   for (const [i, r] of ctx.reviewers.entries()) {
     if (i === ctx.reviewers.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
@@ -68,6 +70,7 @@ export async function reviewStage(
       criteria: ctx.criteria,
       diff,
       instructions: r.cfg.instructions,
+      files: await filesFor(r.reviewer),
     });
     const res = await callAgent(ctx, lease, {
       role: 'reviewer',

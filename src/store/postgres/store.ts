@@ -331,10 +331,11 @@ export class PostgresStore implements Store {
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
     endsAttempt?: number,
+    attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.fenced(lease, async (c) => {
       if (endsAttempt !== undefined)
-        await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', null);
+        await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
       const ins = await c.query(
         `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,

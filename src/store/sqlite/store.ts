@@ -355,10 +355,12 @@ export class SqliteStore implements Store {
     lease: Lease,
     v: Omit<VerdictRow, 'recordedAt'>,
     endsAttempt?: number,
+    attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.write(() => {
       this.fence(lease);
-      if (endsAttempt !== undefined) this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', null);
+      if (endsAttempt !== undefined)
+        this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
       const n = this.exec(
         `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,

@@ -1,0 +1,91 @@
+/**
+ * Issue 17, point 5, through the real loop: an anthropic reviewer's prompt
+ * carries the changed files' content at the revision within
+ * review.contextBytes (real git repository, SQLite ledger, the loopback fault
+ * server through the real SDK), and the attempt records how the reply was
+ * asked for and the tokens it used.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createFixtureRepo } from '../../src/git/fixture-repo.js';
+import { composeDeps } from '../../src/loop/compose.js';
+import { reviewRevision } from '../../src/loop/operations.js';
+import { signingKeyPath } from '../../src/loop/write-record.js';
+import { openStore } from '../../src/store/index.js';
+import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
+
+let server: FaultServer;
+const dirs: string[] = [];
+beforeAll(async () => {
+  server = await startFaultServer();
+});
+afterAll(async () => {
+  await server.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+it('the prompt carries the changed files within the budget; the attempt notes the structured reply', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-api-context-'));
+  dirs.push(dir);
+  const repo = await createFixtureRepo(dir);
+  const config = [
+    'criteria: REVIEW.md',
+    'reviewers:',
+    `  - { name: api, adapter: anthropic, baseURL: "${server.anthropicBaseURL}", model: claude-pinned }`,
+    'review: { contextBytes: 2000, temperature: 0.2 }',
+    '',
+  ].join('\n');
+  const big = `${'// a long generated table\n'.repeat(200)}export const rows = [];\n`;
+  await repo.commit(
+    {
+      '.gitignore': '.revloop/\n',
+      'REVIEW.md': '1. No lost updates.\n',
+      'revloop.config.yaml': config,
+      'src/a.js': 'export const a = 1;\n',
+      'src/gone.js': 'export const gone = 1;\n',
+    },
+    'base',
+  );
+  await repo.branch('topic');
+  await repo.commit(
+    {
+      'src/a.js': 'export const a = 1;\n// unchanged context line\nexport const b = a + 1;\n',
+      'src/big.js': big,
+      'src/gone.js': null,
+    },
+    'change',
+  );
+  signingKeyPath(dir);
+  server.push(faults.tool({ verdict: 'pass', findings: [] }));
+  const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
+  try {
+    const deps = composeDeps({
+      store,
+      repoRoot: dir,
+      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'k-0123456789' },
+    });
+    const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
+    expect(res.kind === 'run' && res.run.outcome).toBe('clear');
+    const body = JSON.parse(server.requests[0]?.body ?? '{}');
+    const [shared, own] = body.messages[0].content as { text: string }[];
+    expect(body.temperature).toBe(0.2);
+    // The whole post-change file, around the hunk; the file over the budget is named, not sent.
+    expect(shared?.text).toContain('### src/a.js\n```\nexport const a = 1;\n// unchanged context line\n');
+    expect(shared?.text).toContain('Not included (over the context budget): src/big.js');
+    expect(shared?.text).not.toContain('a long generated table\n// a long');
+    // A deleted file has no post-change content.
+    expect(shared?.text).not.toContain('### src/gone.js');
+    expect(own?.text).toContain('Reviewer: api');
+    const attempts = await store.listAttempts(res.kind === 'run' ? res.run.id : '');
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({
+      class: 'ok',
+      detail: expect.stringContaining('structured output (forced tool call); tokens:'),
+    });
+    expect(res.kind === 'run' && res.run.snapshot.review).toEqual({ contextBytes: 2000, temperature: 0.2 });
+  } finally {
+    await store.close();
+  }
+}, 120_000);
