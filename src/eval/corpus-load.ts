@@ -6,7 +6,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ZodError } from 'zod';
-import { type Corpus, corpusSchema, type EvalCase } from './corpus-schema.js';
+import {
+  type Corpus,
+  cleanCaseSchema,
+  corpusSchema,
+  type EvalCase,
+  knownBugCaseSchema,
+} from './corpus-schema.js';
 import { CorpusError } from './errors.js';
 
 export interface LoadedCorpus {
@@ -40,6 +46,15 @@ function where(raw: unknown, path: readonly PropertyKey[]): string {
 function firstIssue(raw: unknown, err: ZodError): string {
   const issue = err.issues[0];
   if (!issue) return 'invalid';
+  // A case failing both kinds is judged as the kind it says it is, so the message names the field.
+  const [top, i] = issue.path;
+  if (issue.code === 'invalid_union' && top === 'cases' && typeof i === 'number') {
+    const c = (raw as { cases: unknown[] }).cases[i];
+    const branch = (c as { clean?: unknown })?.clean === true ? cleanCaseSchema : knownBugCaseSchema;
+    const inner = branch.safeParse(c);
+    const sub = inner.success ? undefined : inner.error.issues[0];
+    if (sub) return `${where(raw, ['cases', i, ...sub.path])}: ${sub.message}`;
+  }
   return `${where(raw, issue.path)}: ${issue.message}`;
 }
 

@@ -38,13 +38,15 @@ const caseBase = {
     .describe('Where the case comes from (a commit of the original repository).'),
 };
 
+export const knownBugCaseSchema = z
+  .object({ ...caseBase, defects: z.array(defectSchema).min(1), clean: z.literal(false).optional() })
+  .strict();
+export const cleanCaseSchema = z
+  .object({ ...caseBase, clean: z.literal(true), description: z.string().optional() })
+  .strict();
+
 export const caseSchema = z
-  .union([
-    z
-      .object({ ...caseBase, defects: z.array(defectSchema).min(1), clean: z.literal(false).optional() })
-      .strict(),
-    z.object({ ...caseBase, clean: z.literal(true), description: z.string().optional() }).strict(),
-  ])
+  .union([knownBugCaseSchema, cleanCaseSchema])
   .refine((c) => (c.repo === undefined) !== (c.bundle === undefined), {
     message: 'give exactly one of "repo" and "bundle"',
   });
