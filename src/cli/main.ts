@@ -313,6 +313,7 @@ program
   .option('--seed <n>', 'bootstrap seed (default 1)')
   .option('--resamples <n>', 'bootstrap resamples (default 1000)')
   .option('--keep <dir>', "keep the cases' scratch repositories here")
+  .option('--jobs <n>', 'cases run at once (default 4)')
   .option('--ledger <url>', 'scratch ledger (default memory:); sqlite:PATH keeps it for eval replay')
   .option('--repo <dir>', 'mine: the repository to propose cases from')
   .option('--since <ref>', 'mine: commits after this one')

@@ -31,6 +31,8 @@ export interface EvaluateOptions {
   keepDir?: string | undefined;
   ledger?: string | undefined;
   matcher?: Matcher | undefined;
+  /** Cases run at once (default 4): reviewers of different cases do not wait for each other. */
+  jobs?: number | undefined;
   onCase?:
     | ((
         label: string,
@@ -100,6 +102,7 @@ function runSide(
     env: o.env,
     signal: o.signal,
     matcher: o.matcher,
+    jobs: o.jobs ?? 4,
     onCase: o.onCase ? (i, n, c, phase, r) => o.onCase?.(label, i, n, c, phase, r) : undefined,
   });
 }

@@ -32,6 +32,8 @@ export interface RunCorpusOptions {
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
   matcher?: Matcher | undefined;
+  /** Cases run at once (default 1). */
+  jobs?: number | undefined;
   now?: () => number;
   onCase?:
     | ((index: number, total: number, c: EvalCase, phase: 'start' | 'end', r?: CaseResult) => void)
@@ -182,25 +184,33 @@ export function matchAll(
   return out;
 }
 
+/**
+ * Cases run `jobs` at a time (each in its own repository, one shared scratch
+ * ledger); results stay in corpus order, so the report does not depend on timing.
+ */
 export async function runCorpus(o: RunCorpusOptions): Promise<CaseResult[]> {
   const cases = o.loaded.corpus.cases;
-  const out: CaseResult[] = [];
-  for (const [i, c] of cases.entries()) {
-    if (o.signal?.aborted) {
-      out.push({
-        id: c.id,
-        clean: isClean(c),
-        defects: defectsOf(c),
-        ran: false,
-        field: 'run',
-        error: `case ${c.id}: run: interrupted`,
-      });
-      continue;
+  const out: CaseResult[] = new Array(cases.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < cases.length; i = next++) {
+      const c = cases[i] as EvalCase;
+      if (o.signal?.aborted) {
+        out[i] = {
+          id: c.id,
+          clean: isClean(c),
+          defects: defectsOf(c),
+          ran: false,
+          field: 'run',
+          error: `case ${c.id}: run: interrupted`,
+        };
+        continue;
+      }
+      o.onCase?.(i, cases.length, c, 'start');
+      out[i] = await runCase(o, c, i);
+      o.onCase?.(i, cases.length, c, 'end', out[i]);
     }
-    o.onCase?.(i, cases.length, c, 'start');
-    const r = await runCase(o, c, i);
-    out.push(r);
-    o.onCase?.(i, cases.length, c, 'end', r);
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.jobs ?? 1) }, lane));
   return out;
 }

@@ -23,6 +23,7 @@ export interface EvalOpts {
   seed?: string;
   resamples?: string;
   keep?: string;
+  jobs?: string;
   ledger?: string;
   // eval mine
   repo?: string;
@@ -40,19 +41,25 @@ const int = (v: string | undefined, flag: string, dflt: number, min: number): nu
   return Number(v);
 };
 
+/** One line on a terminal, rewritten in place: cases done of all, and the latest to start or end. */
 function progress(io: CliIO, on: boolean) {
   if (!on) return undefined;
+  let done = 0;
   return (
     label: string,
-    i: number,
+    _i: number,
     n: number,
     c: { id: string },
     phase: 'start' | 'end',
     r?: { ran: boolean },
   ) => {
+    if (phase === 'end') done++;
     const what = phase === 'start' ? 'running' : r?.ran ? 'done' : 'NOT RUN';
-    io.progress(`\r\x1b[2K${terminalSafe(`revloop eval ${label}: case ${i + 1}/${n} ${c.id} · ${what}`)}`);
-    if (phase === 'end' && i + 1 === n) io.progress('\r\x1b[2K');
+    io.progress(`\r\x1b[2K${terminalSafe(`revloop eval ${label}: ${done}/${n} done · ${c.id} ${what}`)}`);
+    if (done === n) {
+      io.progress('\r\x1b[2K');
+      done = 0;
+    }
   };
 }
 
@@ -86,6 +93,7 @@ const evalCommand: Command<EvalOpts> = async (args, opts, io) => {
     },
     keepDir: opts.keep ? resolve(io.cwd, opts.keep) : undefined,
     ledger: opts.ledger,
+    jobs: int(opts.jobs, '--jobs', 4, 1),
     onCase: progress(io, io.isTTY && format === 'text' && !opts.out),
   });
   const body =
