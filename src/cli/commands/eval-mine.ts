@@ -2,9 +2,9 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { mineCases } from '../../eval/mine.js';
+import type { EvalOpts } from '../eval-opts.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
-import type { EvalOpts } from './eval.js';
 
 const evalMine: Command<EvalOpts> = async (args, opts, io) => {
   if (args.length > 0) throw new UsageError(`eval mine: unexpected argument "${args[0]}"`);

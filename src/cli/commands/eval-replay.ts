@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { replayAgreement } from '../../eval/replay.js';
 import { openRepo } from '../context.js';
+import type { EvalOpts } from '../eval-opts.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
-import type { EvalOpts } from './eval.js';
 
 const evalReplay: Command<EvalOpts> = async (args, opts, io) => {
   if (args.length === 0) throw new UsageError('eval replay: give one or more run ids');

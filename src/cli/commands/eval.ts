@@ -8,31 +8,10 @@ import type { EvalMode } from '../../eval/eval-config.js';
 import { evaluate } from '../../eval/evaluate.js';
 import { renderMarkdown, renderText } from '../../eval/report.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import type { EvalOpts } from '../eval-opts.js';
 import { Exit } from '../exit-codes.js';
 import { type CliIO, type Command, printJson } from '../io.js';
 import { terminalSafe } from '../terminal-safe.js';
-
-export interface EvalOpts {
-  config?: string;
-  against?: string;
-  mode?: string;
-  window?: string;
-  format?: string;
-  json?: boolean;
-  out?: string;
-  seed?: string;
-  resamples?: string;
-  keep?: string;
-  jobs?: string;
-  ledger?: string;
-  // eval mine
-  repo?: string;
-  since?: string;
-  // eval replay
-  reviewer?: string;
-  with?: string;
-  store?: string;
-}
 
 const int = (v: string | undefined, flag: string, dflt: number, min: number): number => {
   if (v === undefined) return dflt;
