@@ -46,7 +46,6 @@ export async function prepareCase(
   dir: string,
   source: { kind: 'repo' | 'bundle'; path: string },
   c: EvalCase,
-  index: number,
   config: EvalConfig,
 ): Promise<{ base: string; head: string }> {
   try {
@@ -73,7 +72,6 @@ export async function prepareCase(
         `line ${last} is past the end of ${d.file} (${lines} lines at the head)`,
       );
   }
-  void index;
   const base = await git.commitWith(dir, {
     tree: c.base,
     parent: c.base,
@@ -100,7 +98,7 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
   mkdirSync(o.workDir, { recursive: true });
   let prepared: { base: string; head: string };
   try {
-    prepared = await prepareCase(git, dir, caseSource(o.loaded, c), c, index, o.config);
+    prepared = await prepareCase(git, dir, caseSource(o.loaded, c), c, o.config);
   } catch (err) {
     if (err instanceof CaseError) return { ...common, ran: false, field: err.field, error: err.message };
     throw err;
