@@ -15,3 +15,10 @@ const schema = {
 };
 mkdirSync(join(root, 'schema'), { recursive: true });
 writeFileSync(join(root, 'schema', 'revloop.config.schema.json'), `${JSON.stringify(schema, null, 2)}\n`);
+
+// The eval corpus format (docs/eval.md), from src/eval/corpus-schema.ts.
+const { corpusJsonSchema } = await import('../dist/eval/corpus-schema.js');
+writeFileSync(
+  join(root, 'schema', 'revloop.corpus.schema.json'),
+  `${JSON.stringify({ $id: 'https://revloop.dev/schema/revloop.corpus.schema.json', title: 'revloop eval corpus', ...corpusJsonSchema() }, null, 2)}\n`,
+);

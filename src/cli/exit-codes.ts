@@ -22,6 +22,8 @@ export const Exit = {
   publishedPartly: 9,
   /** A file could not be written for want of room or a failing device; the ledger is intact. */
   writeFailed: 10,
+  /** eval: some cases could not run or did not complete; the report lists them and scores only the rest. */
+  evalIncomplete: 11,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;

@@ -297,6 +297,32 @@ program
   .option('--json', 'print one JSON document')
   .action(lazy('analyze'));
 
+program
+  .command('eval')
+  .description(
+    'recall and precision of a reviewer set on known-bug changes (docs/eval.md); also: eval mine, eval replay',
+  )
+  .argument('<corpus-or-verb>', 'a corpus (directory or JSON), or mine | replay')
+  .argument('[more...]', 'replay: run ids')
+  .option('--config <file>', 'the reviewer set and policy to measure')
+  .option('--against <file>', 'a second config, run on the same cases and compared')
+  .option('--mode <m>', 'review (default: no fixer, one round) | loop (the whole loop)')
+  .option('--window <n>', 'lines a finding may sit from a defect and still match (default 3)')
+  .option('--format <f>', 'text | json | markdown')
+  .option('--json', 'print one JSON document')
+  .option('--out <file>', 'write the report to a file')
+  .option('--seed <n>', 'bootstrap seed (default 1)')
+  .option('--resamples <n>', 'bootstrap resamples (default 1000)')
+  .option('--keep <dir>', "keep the cases' scratch repositories here")
+  .option('--jobs <n>', 'cases run at once (default 4)')
+  .option('--ledger <url>', 'scratch ledger (default memory:); sqlite:PATH keeps it for eval replay')
+  .option('--repo <dir>', 'mine: the repository to propose cases from')
+  .option('--since <ref>', 'mine: commits after this one')
+  .option('--reviewer <name>', 'replay: the recorded reviewer whose prompts are sent again')
+  .option('--with <file>', 'replay: a config whose reviewer of that name answers them')
+  .option('--store <url>', 'replay: the ledger the runs are in')
+  .action(lazy('eval'));
+
 withRepo(program.command('ui'))
   .description('local dashboard')
   .option('--port <n>', 'port (0 = any free)', '7357')

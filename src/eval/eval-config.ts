@@ -1,0 +1,63 @@
+/**
+ * The one config an eval applies to every case. Cases carry no revloop
+ * config of their own: this file and its criteria are committed on top of
+ * each case's base (as revloop.config.json), and the case's head is replayed
+ * onto that commit, so the change under review is exactly base..head.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseConfigText } from '../loop/config-loader.js';
+import { CorpusError } from './errors.js';
+
+export type EvalMode = 'review' | 'loop';
+
+export interface EvalConfig {
+  /** Files committed on top of each base. */
+  files: Record<string, string>;
+  reviewers: string[];
+  /** One sentence for the report: how the config met the cases. */
+  applied: string;
+}
+
+type Agent = { command?: unknown; script?: unknown };
+
+/** Relative paths in commands and scripts name files beside the config, not in the case's repository. */
+function absolutise(agent: Agent | undefined, dir: string): void {
+  if (!agent) return;
+  if (Array.isArray(agent.command))
+    agent.command = agent.command.map((a: unknown) =>
+      typeof a === 'string' && !isAbsolute(a) && /[/.]/.test(a) && existsSync(resolve(dir, a))
+        ? resolve(dir, a)
+        : a,
+    );
+  if (typeof agent.script === 'string' && !isAbsolute(agent.script))
+    agent.script = resolve(dir, agent.script);
+}
+
+export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
+  if (!existsSync(path)) throw new CorpusError(path, '--config: no such file');
+  const text = readFileSync(path, 'utf8');
+  // Validated as written, so an error names the user's file and key.
+  parseConfigText(text, path);
+  const raw = (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
+  const dir = dirname(resolve(path));
+  for (const r of (raw.reviewers as Agent[] | undefined) ?? []) absolutise(r, dir);
+  absolutise(raw.refuter as Agent | undefined, dir);
+  absolutise(raw.fixer as Agent | undefined, dir);
+  if (mode === 'review') delete raw.fixer;
+  delete raw.store;
+  const criteria = String(raw.criteria);
+  const criteriaPath = resolve(dir, criteria);
+  if (!existsSync(criteriaPath))
+    throw new CorpusError(path, `criteria: "${criteria}" not found beside the config`);
+  const cfg = parseConfigText(JSON.stringify(raw), 'revloop.config.json');
+  return {
+    files: {
+      'revloop.config.json': `${JSON.stringify(raw, null, 2)}\n`,
+      [cfg.criteria]: readFileSync(criteriaPath, 'utf8'),
+    },
+    reviewers: cfg.reviewers.map((r) => r.name),
+    applied: `${path} and its criteria committed on top of each case's base as revloop.config.json and ${cfg.criteria}; the head replayed onto that commit${mode === 'review' ? '; review only (fixer left out)' : '; the whole loop'}`,
+  };
+}
