@@ -26,6 +26,7 @@ describe('parseConfig', () => {
       keys: [],
       protect: [],
       admission: { costWindowSeconds: 86_400 },
+      publish: { github: {}, gitlab: {} },
     });
   });
 
