@@ -72,6 +72,10 @@ const byCode: Record<ErrorCode, Exit> = {
   write_failed: Exit.writeFailed,
   forge_read_only: Exit.usage,
   forge_refused: Exit.usage,
+  // A case that cannot run is listed in the report (exit 11); thrown, it is the input's fault.
+  eval_corpus: Exit.usage,
+  eval_case: Exit.usage,
+  eval_judge: Exit.usage,
 };
 
 export function exitCodeFor(err: unknown): Exit {

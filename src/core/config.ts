@@ -131,6 +131,39 @@ const reviewSchema = z
     seed: z.number().int().optional(),
   })
   .default(REVIEW_DEFAULTS);
+/** How a run is published on a forge (src/forge); flags of `publish` override each key. */
+const forgePublishFields = {
+  suggestions: z
+    .boolean()
+    .optional()
+    .describe("Offer the fixer's version of a blocker's lines as a one-click suggestion (default true)."),
+  suggestionLines: z
+    .number()
+    .int()
+    .min(1)
+    .max(9999)
+    .optional()
+    .describe('A fixer change longer than this many lines is not offered as a suggestion (default 10).'),
+  incomplete: z
+    .enum(['neutral', 'failure'])
+    .optional()
+    .describe('The check of a run that did not complete (default neutral; never success).'),
+};
+
+export const publishSchema = z
+  .strictObject({
+    github: z
+      .strictObject({
+        event: z
+          .enum(['COMMENT', 'REQUEST_CHANGES'])
+          .optional()
+          .describe('The review event when blockers stand (default COMMENT).'),
+        ...forgePublishFields,
+      })
+      .default({}),
+    gitlab: z.strictObject(forgePublishFields).default({}),
+  })
+  .default({ github: {}, gitlab: {} });
 
 export const configSchema = z
   .strictObject({
@@ -182,6 +215,7 @@ export const configSchema = z
       })
       .default({ costWindowSeconds: 86_400 }),
     review: reviewSchema,
+    publish: publishSchema,
   })
   .superRefine((c, ctx) => {
     const seen = new Set<string>();
@@ -199,6 +233,7 @@ export const configSchema = z
 export type Config = z.output<typeof configSchema>;
 export type ReviewerConfig = z.output<typeof reviewerConfigSchema>;
 export type AgentConfig = z.output<typeof agentConfigSchema>;
+export type PublishConfig = z.output<typeof publishSchema>;
 
 export type ConfigParse = { ok: true; config: Config } | { ok: false; path: string; message: string };
 

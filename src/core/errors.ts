@@ -51,6 +51,10 @@ export const ErrorCode = {
   write_failed: 'write_failed',
   forge_read_only: 'forge_read_only',
   forge_refused: 'forge_refused',
+  // revloop eval: a corpus that fails its schema, a case that cannot run, a judge's malformed reply.
+  eval_corpus: 'eval_corpus',
+  eval_case: 'eval_case',
+  eval_judge: 'eval_judge',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

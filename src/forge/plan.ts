@@ -9,6 +9,7 @@ import { spanOf } from './diff-lines.js';
 import { type Settled, settledBody, standingBody, summaryBody } from './render.js';
 import type {
   Conclusion,
+  ForgeName,
   ForgeState,
   ForgeThread,
   NewComment,
@@ -28,6 +29,8 @@ export interface PlanInput {
   record: RecordCheck | null;
   suggestions: Suggestion[];
   options: PublishOptions;
+  /** Whose suggestion syntax the comments use. */
+  forge: ForgeName;
 }
 
 const short = (sha: string): string => sha.slice(0, 7);
@@ -58,7 +61,7 @@ export function planPublication(input: PlanInput): PublishPlan {
   for (const f of postable) {
     const s = suggestions.get(f.id) ?? null;
     const [line, endLine] = s ? [s.line, s.endLine] : [f.line, f.endLine];
-    const body = standingBody(f, view.runId, T, s);
+    const body = standingBody(f, view.runId, T, s, input.forge);
     const existing = threads.get(f.fingerprint) ?? [];
     if (existing.length) {
       inlineFindings.push(f);
@@ -81,7 +84,7 @@ export function planPublication(input: PlanInput): PublishPlan {
       path: f.file,
       line: endLine,
       startLine: span && line !== endLine ? line : null,
-      body: span ? body : standingBody(f, view.runId, T, null),
+      body: span ? body : standingBody(f, view.runId, T, null, input.forge),
     });
   }
 

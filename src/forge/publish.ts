@@ -64,7 +64,14 @@ export async function publishRun(deps: PublishDeps, req: PublishRequest): Promis
   const record =
     state.head === view.finalHead ? await checkRecord(deps, report.run.recordPath, state.head, req) : null;
   const suggestions = await fixerSuggestions(deps, view, state.head, req.options);
-  const plan = planPublication({ view, state, record, suggestions, options: req.options });
+  const plan = planPublication({
+    view,
+    state,
+    record,
+    suggestions,
+    options: req.options,
+    forge: req.adapter.forge,
+  });
   const done = await req.adapter.execute(plan, view.runId);
   return {
     ...done,

@@ -4,7 +4,7 @@
  */
 import { findingMarker, runMarker } from './markers.js';
 import { codeText, fenceFor, neutralise } from './neutralise.js';
-import type { PriorSettlement, RecordCheck, RunView, Suggestion, ViewFinding } from './types.js';
+import type { ForgeName, PriorSettlement, RecordCheck, RunView, Suggestion, ViewFinding } from './types.js';
 
 /** GitHub refuses bodies over 65,536 characters; GitLab's notes allow 1,000,000. Stay under both. */
 export const MAX_BODY = 60_000;
@@ -37,6 +37,7 @@ export function standingBody(
   runId: string,
   revision: string,
   suggestion: Suggestion | null,
+  forge: ForgeName,
 ): string {
   const lines = [
     findingMarker({ fingerprint: f.fingerprint, runId, revision }),
@@ -47,10 +48,20 @@ export function standingBody(
   if (suggestion) {
     const text = codeText(suggestion.text);
     const fence = fenceFor(text);
-    lines.push('', 'The fixer proposes:', '', `${fence}suggestion`, text, fence);
+    lines.push('', 'The fixer proposes:', '', `${fence}${suggestionInfo(forge, suggestion)}`, text, fence);
   }
   lines.push('', `<sub>revloop run ${code(runId)} on ${code(short(revision))}</sub>`);
   return clip(lines.join('\n'));
+}
+
+/**
+ * The suggestion fence's info string. The comment sits on the range's last
+ * line; GitHub's comment spans the range itself, while GitLab's `-N+0` counts
+ * the lines above it that the suggestion replaces (a bare `suggestion` there
+ * would replace the last line alone).
+ */
+function suggestionInfo(forge: ForgeName, s: Suggestion): string {
+  return forge === 'gitlab' ? `suggestion:-${s.endLine - s.line}+0` : 'suggestion';
 }
 
 export type Settled =

@@ -7,6 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 import { type Config, parseConfig } from '../core/config.js';
 import { CONFIG_NAMES } from '../core/config-names.js';
+import type { Snapshot } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import { ConfigLoadError } from './errors.js';
@@ -117,3 +118,19 @@ export function protectedPaths(loaded: LoadedConfig): string[] {
 }
 
 const normalizePath = (p: string): string => p.replace(/^\.\//, '');
+
+/**
+ * The config a run was admitted under, read again from the commit it was
+ * frozen from; refused when those bytes no longer hash to the run's config
+ * digest (the commit was rewritten), never silently another config.
+ */
+export async function loadRunConfig(git: Git, repo: string, snapshot: Snapshot): Promise<Config> {
+  const commit = snapshot.configFrom === 'head' ? snapshot.head : snapshot.base;
+  const loaded = await loadConfigAt(git, repo, commit, snapshot.configPath);
+  if (loaded.configDigest !== snapshot.configDigest)
+    throw new ConfigLoadError(
+      `${snapshot.configPath} in commit ${commit.slice(0, 12)} is not the config the run was admitted under`,
+      { commit },
+    );
+  return loaded.config;
+}

@@ -138,7 +138,9 @@ export function runDetail(report: RunReport, now: number): RunDetail {
     baselineChecks: stageResult<{ results: CheckResult[] }>(stages, 0, 'checks')?.results ?? null,
     rounds,
     escalation:
-      run.stopReason === 'no_progress' || run.stopReason === 'awaiting_settlement'
+      run.stopReason === 'no_progress' ||
+      run.stopReason === 'awaiting_settlement' ||
+      run.stopReason === 'upheld'
         ? {
             blockingCounts: rounds.flatMap((r) => (r.decide ? [r.decide.blocking] : [])),
             openBlockers: lastDecide?.openBlockers.map((b) => b.id) ?? [],

@@ -75,6 +75,9 @@ const BAD_CONFIGS: [string, unknown][] = [
   ['a check without run', { ...minimal(), checks: [{ name: 'unit' }] }],
   ['a check with a shell key', { ...minimal(), checks: [{ name: 'u', run: ['x'], shell: true }] }],
   ['prices without output', { reviewers: [{ name: 'a', command: cmd, prices: { inputPerMTok: 1 } }] }],
+  ['a GitLab review event (GitLab has none)', { ...minimal(), publish: { gitlab: { event: 'COMMENT' } } }],
+  ['an unknown review event', { ...minimal(), publish: { github: { event: 'APPROVE' } } }],
+  ['an unknown forge under publish', { ...minimal(), publish: { bitbucket: {} } }],
   ['not an object', 'reviewers: []'],
 ];
 
@@ -131,6 +134,10 @@ describe('the shipped JSON Schema of revloop.config.yaml', () => {
       keys: ['.revloop/trusted/team.pub'],
       protect: ['ci/**'],
       admission: { maxActive: 4, costBudgetUsd: 50, costWindowSeconds: 3600 },
+      publish: {
+        github: { event: 'REQUEST_CHANGES', suggestions: false, suggestionLines: 5, incomplete: 'failure' },
+        gitlab: { suggestions: true, incomplete: 'neutral' },
+      },
     };
     for (const c of [starter, full]) {
       expect(parseConfig(c).ok).toBe(true);

@@ -27,6 +27,7 @@ describe('parseConfig', () => {
       protect: [],
       admission: { costWindowSeconds: 86_400 },
       review: { contextBytes: 100_000, temperature: 0 },
+      publish: { github: {}, gitlab: {} },
     });
   });
 

@@ -115,6 +115,37 @@ describe('revloop publish', () => {
     },
   );
 
+  it("the config's publish keys apply (read from the run's frozen config), and a flag overrides them", async () => {
+    await p.close();
+    await r.cleanup();
+    r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { publish: { github: { event: 'REQUEST_CHANGES' } } }),
+    });
+    p = await inProcess(r.dir);
+    pushTo(gh, r.repo, 7, r.base, r.head);
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding()) }] });
+    const run = await review(p, r.dir);
+    const res = await runCli(['publish', run.run.id, '--to', 'github'], { cwd: r.dir, env: env() });
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(gh.reviews.map((v) => v.state)).toEqual(['CHANGES_REQUESTED']);
+
+    // The same run published to another pull request with --event COMMENT: the flag wins over the config.
+    const other = await startGitHub();
+    try {
+      pushTo(other, r.repo, 7, r.base, r.head);
+      const flagged = await runCli(['publish', run.run.id, '--to', 'github', '--event', 'COMMENT'], {
+        cwd: r.dir,
+        env: env({ GITHUB_API_URL: other.url }),
+      });
+      expect(flagged.code).toBe(0);
+      expect(other.reviews.map((v) => v.state)).toEqual(['COMMENTED']);
+      expect(other.violations).toEqual([]);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('a line the forge refuses (422): the review is one call, so nothing is half-posted', async () => {
     const run = await review(p, r.dir);
     gh.faults.push({

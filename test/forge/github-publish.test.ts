@@ -19,7 +19,7 @@ import {
   review,
 } from '../loop/helpers.js';
 import type { FakeGitHub } from './fake-github.js';
-import { publishGitHub, pushTo, startGitHub } from './setup.js';
+import { publishGitHub, pushTo, startGitHub, TOKENS } from './setup.js';
 
 const shared = (extra: Record<string, unknown> = {}) => ({
   severity: 'MAJOR',
@@ -112,6 +112,75 @@ describe('GitHub publication (invariant 17)', () => {
     const old = gh.checkRuns.find((c) => c.head_sha === r.head);
     expect(old).toMatchObject({ conclusion: 'neutral' });
     expect(old?.output.title).toContain('superseded');
+  });
+
+  it('a token that writes commit statuses: the status on the old head is marked superseded too', async () => {
+    await setup();
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding()) }] });
+    const first = await review(p, r.dir);
+    const one = await publishGitHub(p, r.dir, gh, first.run.id, { token: TOKENS.pat });
+    expect(one.check).toMatchObject({ sha: r.head, conclusion: 'failure', kind: 'status' });
+    r.repo.write('src/calc.js', FIXED_FILE);
+    const fixed = r.repo.commit('fix the race');
+    pushTo(gh, r.repo, 7, r.base, fixed);
+    r.plan({ 'reviewer:correctness': [{ reply: pass }] });
+    const second = await review(p, r.dir);
+    const res = await publishGitHub(p, r.dir, gh, second.run.id, { token: TOKENS.pat });
+    expect(res.check).toMatchObject({ sha: fixed, conclusion: 'success', kind: 'status' });
+    const latest = (sha: string) => [...gh.statuses].reverse().find((s) => s.sha === sha);
+    expect(latest(fixed)).toMatchObject({ state: 'success', context: 'revloop' });
+    expect(latest(r.head)).toMatchObject({ state: 'error' });
+    expect(latest(r.head)?.description).toContain('superseded');
+    // Statuses are known to be this token's kind now: no check run is attempted, and again writes nothing.
+    expect(gh.requests.filter((q) => q.path.endsWith('/check-runs') && q.method === 'POST')).toHaveLength(1);
+    const writes = gh.writes();
+    const again = await publishGitHub(p, r.dir, gh, second.run.id, { token: TOKENS.pat });
+    expect(again.writes).toBe(0);
+    expect(gh.writes()).toBe(writes);
+  });
+
+  it('a plain 429 that names no limit is retried after its Retry-After, or a minute without one', async () => {
+    await setup();
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding()) }] });
+    const run = await review(p, r.dir);
+    gh.faults.push(
+      {
+        method: 'POST',
+        path: '/reviews',
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: { message: 'Too Many Requests' },
+      },
+      { method: 'POST', path: '/check-runs', status: 429, body: { message: 'Too Many Requests' } },
+    );
+    const res = await publishGitHub(p, r.dir, gh, run.run.id);
+    expect(res.check.conclusion).toBe('failure');
+    expect(gh.requests.filter((q) => q.status === 429).map((q) => q.path)).toEqual([
+      '/repos/acme/widgets/pulls/7/reviews',
+      '/repos/acme/widgets/check-runs',
+    ]);
+    expect(gh.counts()).toMatchObject({ reviews: 1, comments: 1, checkRuns: 1 });
+
+    // Past the budget nothing is published, and the refusal names the 429.
+    const other = await startGitHub();
+    try {
+      pushTo(other, r.repo, 7, r.base, r.head);
+      other.faults.push({
+        method: 'POST',
+        path: '/reviews',
+        status: 429,
+        body: { message: 'Too Many Requests' },
+        times: 10,
+      });
+      await expect(publishGitHub(p, r.dir, other, run.run.id, { retries: 2 })).rejects.toMatchObject({
+        written: 0,
+        status: 429,
+      });
+      expect(other.requests.filter((q) => q.status === 429)).toHaveLength(3);
+      expect(other.counts()).toEqual({ reviews: 0, comments: 0, checkRuns: 0, statuses: 0 });
+    } finally {
+      await other.stop();
+    }
   });
 
   it('a claim refuted on the change and raised again on the next run is not posted again', async () => {

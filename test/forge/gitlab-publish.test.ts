@@ -10,6 +10,7 @@ import {
   baseConfig,
   FIXED_FILE,
   findings,
+  HEAD_FILE,
   type InProcess,
   inProcess,
   makeReviewRepo,
@@ -105,7 +106,82 @@ describe('GitLab publication (invariant 17)', () => {
     const done = await publish(second.run.id);
     expect(done.check).toMatchObject({ sha: fixed, conclusion: 'success' });
     expect(gl.discussions.filter((d) => !d.individual_note).every((d) => d.notes[0]?.resolved)).toBe(true);
-    expect(gl.counts()).toEqual({ notes: 2, discussions: 2, statuses: 2 });
+    // The old head's status now says superseded (GitLab has no neutral: failed, the description says why).
+    const old = [...gl.statuses].reverse().find((x) => x.sha === r.head);
+    expect(old?.description).toMatch(/^neutral: superseded: /);
+    expect(gl.counts()).toEqual({ notes: 2, discussions: 2, statuses: 3 });
+    const settled = gl.counts();
+    expect((await publish(second.run.id)).writes).toBe(0);
+    expect(gl.counts()).toEqual(settled);
+  });
+
+  it('a force-push mid-run: no discussion, and the status on the new head says stale', async () => {
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding(), mention) }] });
+    const run = await review(p, r.dir);
+    r.repo.git(['reset', '-q', '--hard', r.base]);
+    r.repo.write('src/calc.js', HEAD_FILE.replace('const seen = total;', 'const seen = total; // rewritten'));
+    const forced = r.repo.commit('rewritten history');
+    pushTo(forced);
+    const res = await publish(run.run.id);
+    expect(res.stale).toBe(true);
+    expect(gl.counts()).toEqual({ notes: 0, discussions: 0, statuses: 1 });
+    expect(gl.statuses[0]).toMatchObject({ sha: forced, status: 'failed' });
+    expect(gl.statuses[0]?.description).toMatch(/^neutral: stale: /);
+  });
+
+  it("a person's resolution is respected: not edited, not reopened, not posted again", async () => {
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding(), mention) }] });
+    const first = await review(p, r.dir);
+    await publish(first.run.id);
+    const dismissed = gl.discussions.find((d) => d.notes[0]?.body.includes('module state'));
+    if (!dismissed) throw new Error('no discussion of the module-state claim');
+    gl.resolveAs('alice', dismissed.id);
+    const before = dismissed.notes[0]?.body;
+
+    r.repo.write('src/other.js', 'export const x = 1;\n');
+    const next = r.repo.commit('unrelated');
+    pushTo(next);
+    r.plan({ 'reviewer:correctness': [{ reply: findings(raceFinding(), mention) }] });
+    const second = await review(p, r.dir);
+    await publish(second.run.id);
+    expect(dismissed.notes[0]?.body).toBe(before);
+    expect(dismissed.notes[0]).toMatchObject({ resolved: true, resolved_by: { username: 'alice' } });
+    const threads = gl.discussions.filter(
+      (d) => !d.individual_note && d.notes[0]?.body.includes('module state'),
+    );
+    expect(threads).toHaveLength(1);
+  });
+
+  it('a claim refuted on the change and raised again on the next run is not posted again', async () => {
+    await p.close();
+    await r.cleanup();
+    r = await makeReviewRepo({ config: (a) => baseConfig(a, { refuter: { ...a } }) });
+    p = await inProcess(r.dir);
+    pushTo(r.head);
+    r.plan({
+      'reviewer:correctness': [{ reply: findings(raceFinding(), mention) }],
+      refuter: [
+        { when: 'module state', reply: { decision: 'refuted', reason: 'calc.js is loaded once per worker' } },
+        { reply: { decision: 'upheld', reason: 'the race is real' } },
+      ],
+    });
+    const first = await review(p, r.dir);
+    await publish(first.run.id);
+    expect(gl.counts()).toMatchObject({ notes: 1, discussions: 1 });
+
+    r.repo.write('src/other.js', 'export const x = 1;\n');
+    const next = r.repo.commit('unrelated');
+    pushTo(next);
+    r.plan({
+      'reviewer:correctness': [{ reply: findings(raceFinding(), mention) }],
+      refuter: [{ reply: { decision: 'upheld', reason: 'upheld this time' } }],
+    });
+    const second = await review(p, r.dir);
+    await publish(second.run.id);
+    expect(gl.counts()).toMatchObject({ notes: 2, discussions: 1 });
+    expect(gl.discussions.some((d) => !d.individual_note && d.notes[0]?.body.includes('module state'))).toBe(
+      false,
+    );
   });
 
   it('a token that cannot write publishes nothing and says what was refused', async () => {

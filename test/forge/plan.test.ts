@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { findingMarker, runMarker } from '../../src/forge/markers.js';
 import { planPublication } from '../../src/forge/plan.js';
 import { DEFAULT_PUBLISH_OPTIONS } from '../../src/forge/publish.js';
-import type { ForgeState, ForgeThread, RecordCheck, RunView, ViewFinding } from '../../src/forge/types.js';
+import type {
+  ForgeState,
+  ForgeThread,
+  RecordCheck,
+  RunView,
+  Suggestion,
+  ViewFinding,
+} from '../../src/forge/types.js';
 
 const H = 'a'.repeat(40);
 const FIX = 'f'.repeat(40);
@@ -71,13 +78,20 @@ const thread = (over: Partial<ForgeThread>): ForgeThread => ({
 });
 
 const ok: RecordCheck = { ok: true, code: 'ok', reason: 'record run1 covers aaaaaaa' };
-const plan = (v: RunView, s: ForgeState, record: RecordCheck | null = null, options = {}) =>
+const plan = (
+  v: RunView,
+  s: ForgeState,
+  record: RecordCheck | null = null,
+  options = {},
+  more: { suggestions?: Suggestion[]; forge?: 'github' | 'gitlab' } = {},
+) =>
   planPublication({
     view: v,
     state: s,
     record,
-    suggestions: [],
+    suggestions: more.suggestions ?? [],
     options: { ...DEFAULT_PUBLISH_OPTIONS, ...options },
+    forge: more.forge ?? 'github',
   });
 const clear = { outcome: 'clear' as const, stopReason: 'clear' as const, findings: [] };
 
@@ -271,5 +285,21 @@ describe('what the plan writes', () => {
     expect(
       review?.kind === 'create_summary' && review.body.startsWith(runMarker({ runId: 'run1', revision: H })),
     ).toBe(true);
+  });
+});
+
+describe("a fixer's suggestion in each forge's syntax", () => {
+  const three = finding({ line: 10, endLine: 12 });
+  const s: Suggestion = { findingId: 'f1', line: 10, endLine: 12, text: 'a\nb\nc' };
+  it.each([
+    ['github', '```suggestion\n', 10, 12],
+    // GitLab anchors on the last line and counts the lines above it that the suggestion replaces.
+    ['gitlab', '```suggestion:-2+0\n', 10, 12],
+  ] as const)('%s', (forge, fence, startLine, line) => {
+    const p = plan(view({ findings: [three] }), state(), null, {}, { suggestions: [s], forge });
+    const create = p.actions.find((a) => a.kind === 'create_summary');
+    if (create?.kind !== 'create_summary') throw new Error('no review planned');
+    expect(create.comments[0]).toMatchObject({ startLine, line });
+    expect(create.comments[0]?.body).toContain(`${fence}a\nb\nc\n\`\`\``);
   });
 });

@@ -15,7 +15,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import { generateKeyPair } from '../../src/record/keys.js';
+import { openStore } from '../../src/store/index.js';
+import { runDetail } from '../../src/web/run-view.js';
 import {
   baseConfig,
   ensureBuilt,
@@ -32,7 +35,8 @@ import {
 } from './helpers.js';
 
 const repos: ReviewRepo[] = [];
-beforeAll(() => ensureBuilt(), 120_000);
+// The build runs here when src/ changed; on a loaded machine it can take minutes.
+beforeAll(() => ensureBuilt(), 600_000);
 afterAll(async () => {
   for (const r of repos) await r.cleanup();
 });
@@ -298,6 +302,17 @@ describe('protected-path blockers in the reports (issue 15, point 4)', () => {
     expect(again.code).toBe(1);
     expect(again.run).toMatchObject({ outcome: 'findings', stopReason: 'upheld' });
     expect(ofRevloop(again.run)[0]?.settlement).toMatchObject({ decision: 'upheld' });
+    // The dashboard's run page escalates it too (its escalation card is shown when this is set).
+    const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
+    try {
+      const report = await loadRunReport(store, again.run.runId);
+      if (!report) throw new Error('run vanished');
+      expect(runDetail(report, Date.now()).escalation).toMatchObject({
+        openBlockers: [ofRevloop(again.run)[0]?.id],
+      });
+    } finally {
+      await store.close();
+    }
   });
 
   it('a run waiting on a protected-path blocker shows it, with its id, in the last round of status, markdown, SARIF, GitHub and the escalation report', async () => {

@@ -16,6 +16,7 @@ import {
   resolveTarget,
 } from '../../forge/index.js';
 import { createGit } from '../../git/index.js';
+import { loadRunConfig } from '../../loop/config-loader.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';
@@ -41,8 +42,9 @@ interface Opts extends PublishFlags {
   json?: boolean;
 }
 
-export function publishOptions(o: PublishFlags): PublishOptions {
-  const out = { ...DEFAULT_PUBLISH_OPTIONS };
+/** Defaults, then the run's config (`publish.<forge>`), then the flags. */
+export function publishOptions(o: PublishFlags, fromConfig: Partial<PublishOptions> = {}): PublishOptions {
+  const out = { ...DEFAULT_PUBLISH_OPTIONS, ...definedOnly(fromConfig) };
   if (o.event !== undefined) {
     if (o.event !== 'COMMENT' && o.event !== 'REQUEST_CHANGES')
       throw new UsageError(`--event must be COMMENT or REQUEST_CHANGES, not "${o.event}"`);
@@ -62,6 +64,21 @@ export function publishOptions(o: PublishFlags): PublishOptions {
   return out;
 }
 
+const definedOnly = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** The `publish:` keys of the config the run was admitted under, for the forge being published to. */
+async function configuredOptions(
+  ctx: Awaited<ReturnType<typeof openRepo>>,
+  runId: string,
+  forge: 'github' | 'gitlab',
+): Promise<Partial<PublishOptions>> {
+  const run = await ctx.store.getRun(runId);
+  if (!run?.snapshot) return {};
+  const config = await loadRunConfig(createGit(), ctx.root, run.snapshot);
+  return config.publish[forge];
+}
+
 /** Publishes a run; shared by `publish` and `review --publish`. Returns the exit code of publication. */
 export async function publishAndReport(
   io: CliIO,
@@ -72,8 +89,8 @@ export async function publishAndReport(
   /** Leave the refusal's line to the caller (review --publish says it in its own one line). */
   quiet = false,
 ): Promise<{ code: number; result: Record<string, unknown> }> {
-  const options = publishOptions(flags);
   const target = resolveTarget(flags, io.env);
+  const options = publishOptions(flags, await configuredOptions(ctx, runId, target.forge));
   const adapter = await forgeAdapter(target);
   try {
     const r = await publishRun(

@@ -136,24 +136,26 @@ export async function readGitHub(gh: GitHubClient, t: GitHubTarget): Promise<Git
         summary: mine.output.summary ?? '',
       });
   }
-  let statusMode = false;
-  if (!checks.some((c) => c.sha === head)) {
+  // A token that cannot create check runs leaves commit statuses instead: read them on every head
+  // that has no check run, so an old head's status can be marked superseded too.
+  for (const sha of shas) {
+    if (checks.some((c) => c.sha === sha)) continue;
     const statuses = await gh.rest.repos
-      .listCommitStatusesForRef({ owner: t.owner, repo: t.repo, ref: head, per_page: 100 })
-      .catch(refused(`GET statuses of ${head.slice(0, 7)}`, 0));
+      .listCommitStatusesForRef({ owner: t.owner, repo: t.repo, ref: sha, per_page: 100 })
+      .catch(refused(`GET statuses of ${sha.slice(0, 7)}`, 0));
     // The API lists the newest first.
     const latest = statuses.data.find((s) => s.context === CHECK_NAME);
-    if (latest) {
-      statusMode = true;
+    if (latest)
       checks.push({
-        id: `status:${head}`,
-        sha: head,
+        id: `status:${sha}`,
+        sha,
         conclusion: latest.state === 'error' ? 'neutral' : latest.state,
         title: latest.description ?? '',
         summary: null,
       });
-    }
   }
+  // Statuses and no check run anywhere: this token writes statuses, so do not try a check run first.
+  const statusMode = checks.length > 0 && checks.every((c) => c.id.startsWith('status:'));
   return {
     state: { head, base: pr.data.base.sha, summaries, threads, checks, commentable },
     statusMode,

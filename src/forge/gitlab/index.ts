@@ -2,7 +2,8 @@
  * The GitLab forge through @gitbeaker/rest: a merge request's summary note
  * (one per run), a discussion with a `position` (base, start and head SHAs,
  * new path and line) per standing blocker, resolved when it no longer
- * stands, and a commit status named `revloop` on the live head. GitLab has
+ * stands, and a commit status named `revloop` on the live head (an older
+ * head's status is marked superseded). GitLab has
  * no batch review call, so a refusal after the summary note leaves the run
  * published in part (exit 9); publishing again completes it.
  */
@@ -98,24 +99,27 @@ export function gitlabAdapter(t: GitLabTarget, c: { token: string; apiUrl: strin
             ),
           });
       }
-      const statuses = await read(
-        `GET statuses of ${refs.head.slice(0, 7)}`,
-        api.Commits.allStatuses(t.project, refs.head, { name: STATUS_NAME }),
-      );
-      const latest = statuses.find((s) => s.name === STATUS_NAME);
-      const parsed = /^(success|failure|neutral): (.*)$/s.exec(String(latest?.description ?? ''));
-      const checks =
-        latest && parsed
-          ? [
-              {
-                id: `status:${refs.head}`,
-                sha: refs.head,
-                conclusion: parsed[1] as string,
-                title: parsed[2] as string,
-                summary: null,
-              },
-            ]
-          : [];
+      // The status on the live head, and on the heads earlier publications named (to mark them superseded).
+      const shas = [refs.head, ...summaries.map((x) => x.revision), ...threads.map((x) => x.revision)]
+        .filter((sha, i, all) => sha.length === 40 && all.indexOf(sha) === i)
+        .slice(0, 20);
+      const checks: ForgeState['checks'] = [];
+      for (const sha of shas) {
+        const statuses = await read(
+          `GET statuses of ${sha.slice(0, 7)}`,
+          api.Commits.allStatuses(t.project, sha, { name: STATUS_NAME }),
+        );
+        const latest = statuses.find((x) => x.name === STATUS_NAME);
+        const parsed = /^(success|failure|neutral): (.*)$/s.exec(String(latest?.description ?? ''));
+        if (latest && parsed)
+          checks.push({
+            id: `status:${sha}`,
+            sha,
+            conclusion: parsed[1] as string,
+            title: parsed[2] as string,
+            summary: null,
+          });
+      }
       return { head: refs.head, base: refs.base, summaries, threads, checks, commentable };
     },
     async execute(plan, _runId): Promise<ExecuteResult> {
@@ -170,14 +174,14 @@ export function gitlabAdapter(t: GitLabTarget, c: { token: string; apiUrl: strin
             api.MergeRequestDiscussions.resolve(t.project, t.mr, a.threadId, true),
           );
           out.resolved++;
-        } else if (a.kind === 'set_check' && a.sha === plan.check.sha) {
+        } else if (a.kind === 'set_check') {
           await step(`POST status on ${a.sha.slice(0, 7)}`, () =>
             api.Commits.editStatus(t.project, a.sha, STATE[a.conclusion], {
               name: STATUS_NAME,
               description: `${a.conclusion}: ${a.title}`.slice(0, 255),
             }),
           );
-          out.check = 'status';
+          if (a.sha === plan.check.sha) out.check = 'status';
         }
       }
       return out;

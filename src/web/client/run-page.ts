@@ -317,6 +317,14 @@ function recordCard(d: RunDetail): HTMLElement {
   );
 }
 
+const ESCALATION_TEXT: Record<string, string> = {
+  no_progress:
+    'The stop rule ended the loop: two consecutive rounds brought no evidence of progress. A person should look at the open blockers.',
+  awaiting_settlement: 'Open blockers wait for a named person’s settlement.',
+  upheld:
+    'A named person upheld a blocker on a protected path: nobody is waited for; the author must change that edit.',
+};
+
 function escalationCard(d: RunDetail): HTMLElement | null {
   const e = d.escalation;
   if (!e) return null;
@@ -327,9 +335,7 @@ function escalationCard(d: RunDetail): HTMLElement | null {
     h(
       'p',
       {},
-      d.run.stopReason === 'no_progress'
-        ? 'The stop rule ended the loop: two consecutive rounds brought no evidence of progress. A person should look at the open blockers.'
-        : 'Open blockers wait for a named person’s settlement.',
+      ESCALATION_TEXT[d.run.stopReason ?? ''] ?? 'Open blockers wait for a named person’s settlement.',
     ),
     h('p', {}, `Blocking counts by round: ${e.blockingCounts.join(' → ') || '—'}`),
     e.openBlockers.length
