@@ -2,6 +2,7 @@
 import type { RunReport } from '../core/run-report.js';
 import { roundLog } from '../core/run-report.js';
 import type { ReviewerReply } from '../core/types.js';
+import type { ReviewResult } from '../loop/stages/review.js';
 import { unansweredReviewers } from '../report/terminal.js';
 
 export function runJson(report: RunReport, recordPath: string | null) {
@@ -21,6 +22,9 @@ export function runJson(report: RunReport, recordPath: string | null) {
     costUsd: Number(run.costUsd.toFixed(6)),
     rounds: log.rounds.map((r) => {
       const missing = unansweredReviewers(report, r.round);
+      const review = report.stages.find((s) => s.round === r.round && s.stage === 'review')?.result as
+        | Pick<ReviewResult, 'coverage' | 'dropped'>
+        | undefined;
       return {
         round: r.round,
         revision: r.head,
@@ -35,6 +39,9 @@ export function runJson(report: RunReport, recordPath: string | null) {
             verdict: (v.reply as ReviewerReply).verdict,
             model: v.modelId,
           })),
+        // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
+        coverage: review?.coverage ?? null,
+        dropped: review?.dropped ?? [],
         findings: r.findings.map((f) => {
           const row = report.findings.find((x) => x.id === f.id);
           return {

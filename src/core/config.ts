@@ -4,6 +4,7 @@
  * nowhere else.
  */
 import { z } from 'zod';
+import { globProblem } from './ignore.js';
 
 const argv = z.array(z.string().min(1)).min(1);
 
@@ -112,6 +113,19 @@ export const checkSchema = z.strictObject({
   timeoutSeconds: z.number().positive().default(600),
 });
 
+/** A diff over this many bytes is reviewed in chunks, split by file. */
+export const DEFAULT_CHUNK_BYTES = 200_000;
+/** Below this a chunk holds little more than its prompt's rules. */
+const MIN_CHUNK_BYTES = 1_000;
+
+/** The path names the key (`ignore.2`); the message names the glob and why it does not parse. */
+function globsParse(globs: string[], ctx: z.RefinementCtx) {
+  globs.forEach((glob, i) => {
+    const problem = globProblem(glob);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i] });
+  });
+}
+
 export const configSchema = z
   .strictObject({
     criteria: z.string().min(1).default('REVIEW.md'),
@@ -154,6 +168,19 @@ export const configSchema = z
     keys: z.array(z.string().min(1)).default([]),
     /** More paths whose edit needs a named person's settlement to end clear. */
     protect: z.array(z.string().min(1)).default([]),
+    // Issue 17 (scale): what the review leaves out, and how a round's calls are shaped.
+    ignore: z
+      .array(z.string())
+      .default([])
+      .superRefine(globsParse)
+      .describe('Globs of paths left out of prompts, scope checks and coverage (read from the base commit).'),
+    review: z
+      .strictObject({
+        concurrency: z.number().int().positive().optional(),
+        chunkBytes: z.number().int().min(MIN_CHUNK_BYTES).default(DEFAULT_CHUNK_BYTES),
+        ignoreLinguist: z.boolean().default(false),
+      })
+      .default({ chunkBytes: DEFAULT_CHUNK_BYTES, ignoreLinguist: false }),
     admission: z
       .strictObject({
         maxActive: z.number().int().positive().optional(),

@@ -5,9 +5,6 @@
  */
 import type { ReportedFinding } from './types.js';
 
-/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
-export const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
-
 export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/1';
 
 const REVIEWER_RULES = `You are a code reviewer. Review ONLY the diff below against the review criteria.
@@ -37,6 +34,8 @@ export interface ReviewerPromptInput {
   criteria: string;
   diff: string;
   instructions?: string | undefined;
+  /** Issue 17: this prompt carries one part of a diff too large for one call. */
+  part?: { index: number; count: number } | undefined;
 }
 
 export function reviewerPrompt(p: ReviewerPromptInput): string {
@@ -46,7 +45,9 @@ export function reviewerPrompt(p: ReviewerPromptInput): string {
     REVIEWER_RULES,
     p.instructions ? `## Instructions for ${p.reviewer}\n${p.instructions}` : '',
     `## Review criteria\n${p.criteria}`,
-    `## Diff\n${p.diff}`,
+    p.part
+      ? `## Diff, part ${p.part.index + 1} of ${p.part.count}\nThe change is too large for one review; the other parts go to other calls. Judge only the files below.\n${p.diff}`
+      : `## Diff\n${p.diff}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -2,6 +2,7 @@
  * The vocabulary of DESIGN.md as plain data. States and reasons are `as const`
  * maps with derived unions so that every consumer handles every case.
  */
+import type { IgnoreRules } from './ignore.js';
 
 export const Severity = { MAJOR: 'MAJOR', MODERATE: 'MODERATE', MINOR: 'MINOR' } as const;
 export type Severity = (typeof Severity)[keyof typeof Severity];
@@ -188,6 +189,10 @@ export interface Snapshot {
   callSeconds: number;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   controllerVersion: string;
+  /** Issue 17: what the review leaves out (absent in runs admitted before it: nothing). */
+  ignore?: IgnoreRules;
+  /** Issue 17: calls of a round under way at once (null: all reviewers) and the chunk limit in bytes. */
+  review?: { concurrency: number | null; chunkBytes: number };
 }
 
 /** Admission key components (invariant 3). */

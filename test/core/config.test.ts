@@ -25,6 +25,8 @@ describe('parseConfig', () => {
       policy: { requireScenario: true, scopeLock: true, stopWindow: 2, shrinkRatio: 0.2 },
       keys: [],
       protect: [],
+      ignore: [],
+      review: { chunkBytes: 200_000, ignoreLinguist: false },
       admission: { costWindowSeconds: 86_400 },
     });
   });
