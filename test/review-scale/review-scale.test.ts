@@ -317,6 +317,27 @@ describe('point 4: ignore globs', () => {
     }
   }, 300_000);
 
+  it('a change of ignored files only makes no reviewer call and is covered vacuously', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { ignore: ['gen/**'] }),
+      change: { 'gen/out.js': body('g', 3) },
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      expect(out.run.outcome).toBe('clear');
+      expect(r.counts()).toEqual({});
+      expect(reviewOf(out.report).coverage?.correctness).toMatchObject({
+        reviewed: [],
+        ignored: [{ path: 'gen/out.js', rule: 'ignore: "gen/**"' }],
+      });
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+
   it('a change that widens the ignore list at its head ignores nothing by it, and its config edit needs a person', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
     repos.push(r);
