@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { timeAgentCalls } from './timed-calls.mjs';
 
 const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const FILES = 2000;
@@ -53,24 +54,10 @@ async function child(dir) {
   const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
   let reviewerMs = 0;
   let calls = 0;
-  const create = deps.createReviewer;
-  deps.createReviewer = (cfg, c) => {
-    const r = create(cfg, c);
-    return {
-      ...r,
-      name: r.name,
-      usesCheckout: r.usesCheckout,
-      async call(req) {
-        const start = performance.now();
-        calls++;
-        try {
-          return await r.call(req);
-        } finally {
-          reviewerMs += performance.now() - start;
-        }
-      },
-    };
-  };
+  timeAgentCalls(deps, (x) => {
+    calls++;
+    reviewerMs += x.end - x.start;
+  });
   const marks = [];
   deps.onEvent = (e) => {
     if (e.kind === 'stage') marks.push(`${e.stage} ${(performance.now() - t0).toFixed(0)}`);

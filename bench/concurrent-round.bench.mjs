@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { timeAgentCalls } from './timed-calls.mjs';
 
 const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const REVIEWERS = ['correctness', 'standards', 'annotations'];
@@ -49,23 +50,7 @@ async function roundOnce(concurrency) {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
     const calls = [];
     const stages = [];
-    const create = deps.createReviewer;
-    deps.createReviewer = (cfg, c) => {
-      const r = create(cfg, c);
-      return {
-        ...r,
-        name: r.name,
-        usesCheckout: r.usesCheckout,
-        async call(req) {
-          const start = performance.now();
-          try {
-            return await r.call(req);
-          } finally {
-            calls.push(performance.now() - start);
-          }
-        },
-      };
-    };
+    timeAgentCalls(deps, (x) => calls.push(x.end - x.start));
     deps.onEvent = (e) => {
       if (e.kind === 'stage') stages.push({ stage: e.stage, at: performance.now() });
     };
