@@ -169,9 +169,18 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
   const { store } = ctx.deps;
-  const verdicts = (await store.listVerdictsForChange(ctx.run.changeKey))
+  const all = (await store.listVerdictsForChange(ctx.run.changeKey)).filter(
+    (v) => v.role === 'reviewer' && v.revision !== head,
+  );
+  // Issue 17: a revision reviewed in chunks is passed only when no chunk of it had findings.
+  const raised = new Set(
+    all
+      .filter((v) => (v.reply as ReviewerReply).verdict !== 'pass')
+      .map((v) => `${v.reviewer}@${v.revision}`),
+  );
+  const verdicts = all
     .filter(
-      (v) => v.role === 'reviewer' && v.revision !== head && (v.reply as ReviewerReply).verdict === 'pass',
+      (v) => (v.reply as ReviewerReply).verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`),
     )
     .sort((a, b) => b.recordedAt - a.recordedAt);
   for (const v of verdicts) {
