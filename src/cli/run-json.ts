@@ -2,6 +2,7 @@
 import type { RunReport } from '../core/run-report.js';
 import { roundLog } from '../core/run-report.js';
 import type { ReviewerReply } from '../core/types.js';
+import type { ReviewResult } from '../loop/stages/review.js';
 import { unansweredReviewers } from '../report/terminal.js';
 
 export function runJson(report: RunReport, recordPath: string | null) {
@@ -21,6 +22,9 @@ export function runJson(report: RunReport, recordPath: string | null) {
     costUsd: Number(run.costUsd.toFixed(6)),
     rounds: log.rounds.map((r) => {
       const missing = unansweredReviewers(report, r.round);
+      const review = report.stages.find((s) => s.round === r.round && s.stage === 'review')?.result as
+        | Pick<ReviewResult, 'coverage' | 'dropped' | 'verdicts'>
+        | undefined;
       return {
         round: r.round,
         revision: r.head,
@@ -28,13 +32,17 @@ export function runJson(report: RunReport, recordPath: string | null) {
         reviewed: missing === null,
         unanswered: missing ?? [],
         blocking: missing === null ? r.blocking : null,
-        verdicts: report.verdicts
-          .filter((v) => v.round === r.round && v.role === 'reviewer')
-          .map((v) => ({
-            reviewer: v.reviewer,
-            verdict: (v.reply as ReviewerReply).verdict,
-            model: v.modelId,
-          })),
+        verdicts: inConfiguredOrder(
+          report.verdicts.filter((v) => v.round === r.round && v.role === 'reviewer'),
+          review,
+        ).map((v) => ({
+          reviewer: v.reviewer,
+          verdict: (v.reply as ReviewerReply).verdict,
+          model: v.modelId,
+        })),
+        // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
+        coverage: review?.coverage ?? null,
+        dropped: review?.dropped ?? [],
         findings: r.findings.map((f) => {
           const row = report.findings.find((x) => x.id === f.id);
           return {
@@ -51,4 +59,18 @@ export function runJson(report: RunReport, recordPath: string | null) {
     }),
     record: recordPath ?? run.recordPath,
   };
+}
+
+/**
+ * A round's verdicts as its review recorded them (configured order, then chunk), not in
+ * the order they arrived: reviewers run side by side. Ledger order when no review was recorded.
+ */
+function inConfiguredOrder<V extends { callKey: string }>(
+  verdicts: V[],
+  review: Pick<ReviewResult, 'verdicts'> | undefined,
+): V[] {
+  if (!review) return verdicts;
+  const at = new Map(review.verdicts.map((v, i) => [v.callKey, i]));
+  const pos = (v: V) => at.get(v.callKey) ?? Number.MAX_SAFE_INTEGER;
+  return [...verdicts].sort((a, b) => pos(a) - pos(b));
 }

@@ -4,6 +4,7 @@
  * nowhere else.
  */
 import { z } from 'zod';
+import { globProblem } from './ignore.js';
 
 const argv = z.array(z.string().min(1)).min(1);
 
@@ -116,14 +117,31 @@ export const checkSchema = z.strictObject({
   timeoutSeconds: z.number().positive().default(600),
 });
 
+/** A diff over this many bytes is reviewed in chunks, split by file. */
+export const DEFAULT_CHUNK_BYTES = 200_000;
+/** Below this a chunk holds little more than its prompt's rules. */
+const MIN_CHUNK_BYTES = 1_000;
+
 /**
- * API reviewers (issue 17, points 5 and 6): how much of the changed files'
- * post-change content their prompt carries, and the sampling they are pinned
- * to. Frozen through the config digest and copied into the snapshot.
+ * How a round's calls are shaped (issue 17): concurrency, chunks, linguist
+ * attributes, and for API reviewers how much of the changed files' content
+ * their prompt carries and the sampling they are pinned to. Frozen through the
+ * config digest and copied into the snapshot.
  */
-const REVIEW_DEFAULTS = { contextBytes: 100_000, temperature: 0 } as const;
+const REVIEW_DEFAULTS = {
+  contextBytes: 100_000,
+  temperature: 0,
+  chunkBytes: DEFAULT_CHUNK_BYTES,
+  ignoreLinguist: false,
+} as const;
 const reviewSchema = z
   .strictObject({
+    /** Calls of a round under way at once (default: one per reviewer). */
+    concurrency: z.number().int().positive().optional(),
+    /** A diff over this many bytes is reviewed in chunks, split by file. */
+    chunkBytes: z.number().int().min(MIN_CHUNK_BYTES).default(REVIEW_DEFAULTS.chunkBytes),
+    /** Also leave out what .gitattributes at the base marks linguist-generated / linguist-vendored. */
+    ignoreLinguist: z.boolean().default(REVIEW_DEFAULTS.ignoreLinguist),
     contextBytes: z.number().int().nonnegative().default(REVIEW_DEFAULTS.contextBytes),
     /** null: not sent (models that accept only their own default, such as reasoning models). */
     temperature: z.number().min(0).max(2).nullable().default(REVIEW_DEFAULTS.temperature),
@@ -164,6 +182,14 @@ export const publishSchema = z
     gitlab: z.strictObject(forgePublishFields).default({}),
   })
   .default({ github: {}, gitlab: {} });
+
+/** The path names the key (`ignore.2`); the message names the glob and why it does not parse. */
+function globsParse(globs: string[], ctx: z.RefinementCtx) {
+  globs.forEach((glob, i) => {
+    const problem = globProblem(glob);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i] });
+  });
+}
 
 export const configSchema = z
   .strictObject({
@@ -207,6 +233,13 @@ export const configSchema = z
     keys: z.array(z.string().min(1)).default([]),
     /** More paths whose edit needs a named person's settlement to end clear. */
     protect: z.array(z.string().min(1)).default([]),
+    // Issue 17 (scale): what the review leaves out, and how a round's calls are shaped.
+    ignore: z
+      .array(z.string())
+      .default([])
+      .superRefine(globsParse)
+      .describe('Globs of paths left out of prompts, scope checks and coverage (read from the base commit).'),
+    review: reviewSchema,
     admission: z
       .strictObject({
         maxActive: z.number().int().positive().optional(),
@@ -214,7 +247,6 @@ export const configSchema = z
         costWindowSeconds: z.number().int().positive().default(86_400),
       })
       .default({ costWindowSeconds: 86_400 }),
-    review: reviewSchema,
     publish: publishSchema,
   })
   .superRefine((c, ctx) => {

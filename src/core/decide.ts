@@ -25,6 +25,11 @@ export interface RoundFacts {
   hasFixer: boolean;
   /** Every configured reviewer has a valid verdict on this round's revision (invariant 1). */
   reviewsComplete: boolean;
+  /**
+   * Issue 17: every file not ignored was reviewed by every reviewer (core/coverage.ts).
+   * Absent for rounds recorded before coverage existed (one call saw the whole diff).
+   */
+  coverageComplete?: boolean;
   openBlockers: OpenBlocker[];
   /** Progress of rounds 1..round; round 1 is the baseline and counts as progress. */
   progress: boolean[];
@@ -38,8 +43,15 @@ export type RoundDecision =
   | { kind: 'fix'; blockers: string[] };
 
 export class IncompleteReviewError extends Error {
-  constructor(readonly round: number) {
-    super(`round ${round}: a decision was asked for before every reviewer completed (invariant 1)`);
+  constructor(
+    readonly round: number,
+    readonly missing: 'verdicts' | 'coverage' = 'verdicts',
+  ) {
+    super(
+      missing === 'coverage'
+        ? `round ${round}: a decision was asked for before every reviewer saw every file not ignored (invariant 1)`
+        : `round ${round}: a decision was asked for before every reviewer completed (invariant 1)`,
+    );
   }
 }
 
@@ -52,6 +64,8 @@ export function stopRuleFires(progress: boolean[], window: number): boolean {
 export function decideRound(f: RoundFacts): RoundDecision {
   // Invariant 1: a missing result is never clear.
   if (!f.reviewsComplete) throw new IncompleteReviewError(f.round);
+  // A file no reviewer was shown is a missing result too: never clear, never "findings" either.
+  if (f.coverageComplete === false) throw new IncompleteReviewError(f.round, 'coverage');
   // Invariant 12: over the budget after a complete review, whatever the order of the calls
   // that spent it: findings / budget, never clear.
   if (overCostBudget(f.spentUsd, f.budgets))

@@ -30,6 +30,12 @@ export interface CallKeyParts {
    */
   name: string;
   promptDigest: string;
+  /**
+   * Issue 17: the part of a diff too large for one call, by its index and
+   * files. Absent when the diff fits one call, so such a call keeps the key
+   * it had before chunking (recorded runs still replay).
+   */
+  chunk?: { index: number; files: string[] } | undefined;
 }
 
 /** Invariant 6: one call of one agent in one round; a retry or a replay after a crash reuses it. */

@@ -13,9 +13,6 @@
 import { type FileContext, renderFileContext } from './file-context.js';
 import type { ReportedFinding } from './types.js';
 
-/** Diffs larger than this are not sent to a model: the run fails with missing context instead. */
-export const MAX_PROMPT_DIFF_BYTES = 4 * 1024 * 1024;
-
 export const PROMPT_TEMPLATE_VERSION = 'revloop-prompts/2';
 
 /** Opens the part of a prompt that is this call's own (the reviewer, the claim); everything before it is shared. */
@@ -52,6 +49,8 @@ export interface ReviewerPromptInput {
   instructions?: string | undefined;
   /** The changed files at the revision (API reviewers, which cannot read the checkout). */
   files?: FileContext | undefined;
+  /** Issue 17: this prompt carries one part of a diff too large for one call. */
+  part?: { index: number; count: number } | undefined;
 }
 
 export function reviewerPrompt(p: ReviewerPromptInput): string {
@@ -59,7 +58,9 @@ export function reviewerPrompt(p: ReviewerPromptInput): string {
     `# revloop review (${PROMPT_TEMPLATE_VERSION})`,
     REVIEWER_RULES,
     `## Review criteria\n${p.criteria}`,
-    `## Diff\n${p.diff}`,
+    p.part
+      ? `## Diff, part ${p.part.index + 1} of ${p.part.count}\nThe change is too large for one review; the other parts go to other calls. Judge only the files below.\n${p.diff}`
+      : `## Diff\n${p.diff}`,
     p.files ? renderFileContext(p.files) : '',
   ];
   const own = [

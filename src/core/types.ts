@@ -2,6 +2,7 @@
  * The vocabulary of DESIGN.md as plain data. States and reasons are `as const`
  * maps with derived unions so that every consumer handles every case.
  */
+import type { IgnoreRules } from './ignore.js';
 
 export const Severity = { MAJOR: 'MAJOR', MODERATE: 'MODERATE', MINOR: 'MINOR' } as const;
 export type Severity = (typeof Severity)[keyof typeof Severity];
@@ -190,15 +191,21 @@ export interface Snapshot {
   /** What API reviewers are sent beyond the prompt's inputs (absent in runs admitted before it). */
   review?: ReviewSettings | undefined;
   controllerVersion: string;
+  /** Issue 17: what the review leaves out (absent in runs admitted before it: nothing). */
+  ignore?: IgnoreRules;
 }
 
-/** The `review:` settings a run is frozen to (issue 17, points 5 and 6). */
+/** The `review:` settings a run is frozen to (issue 17). */
 export interface ReviewSettings {
   /** Budget of post-change file content an API reviewer's prompt carries. */
   contextBytes: number;
   /** Sampling temperature; null: not sent. */
   temperature: number | null;
   seed?: number | undefined;
+  /** Calls of a round under way at once; null: one per reviewer. */
+  concurrency: number | null;
+  /** A diff over this many bytes is reviewed in chunks. */
+  chunkBytes: number;
 }
 
 /** Admission key components (invariant 3). */

@@ -8,7 +8,7 @@ import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
-import { MAX_PROMPT_DIFF_BYTES, TEMPLATES } from '../core/prompt.js';
+import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
@@ -129,8 +129,15 @@ export function buildSnapshot(
     budgets: c.budgets,
     callSeconds: c.timeouts.callSeconds,
     retry: c.retry,
-    review: c.review,
+    review: {
+      contextBytes: c.review.contextBytes,
+      temperature: c.review.temperature,
+      ...(c.review.seed !== undefined ? { seed: c.review.seed } : {}),
+      concurrency: c.review.concurrency ?? null,
+      chunkBytes: c.review.chunkBytes,
+    },
     controllerVersion: CONTROLLER_VERSION,
+    ignore: { globs: c.ignore, attributes: loaded.attributes ?? [] },
   };
 }
 
@@ -160,7 +167,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   // starts before the identity's.
   const started = [
     loadConfigAt(deps.git, refs.repo, source, req.configPath),
-    refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, MAX_PROMPT_DIFF_BYTES)),
+    refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY)),
     refs.mergeBase.catch(() => undefined).then(() => deps.git.identity(refs.repo)),
   ] as const;
   for (const p of started) p.catch(() => undefined);

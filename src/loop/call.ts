@@ -18,6 +18,8 @@ export interface CallSpec {
   round: number;
   stage: Stage;
   prompt: string;
+  /** A review call on one chunk of a diff too large for one call (its key names the chunk). */
+  chunk?: { index: number; files: string[] } | undefined;
   reviewer: Reviewer;
   /** The revision the call looks at. */
   head: string;
@@ -46,6 +48,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       role: spec.role,
       name: spec.name,
       promptDigest,
+      chunk: spec.chunk,
     },
     deps.hash,
   );

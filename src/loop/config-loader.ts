@@ -7,6 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 import { type Config, parseConfig } from '../core/config.js';
 import { CONFIG_NAMES } from '../core/config-names.js';
+import { type AttributeRule, parseLinguistAttributes } from '../core/ignore.js';
 import type { Snapshot } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
@@ -22,6 +23,8 @@ export interface LoadedConfig {
   criteriaDigest: string;
   /** The commit both were read from. */
   source: string;
+  /** The linguist lines of `.gitattributes` at that commit, when `review.ignoreLinguist` asks (else empty). */
+  attributes?: AttributeRule[];
 }
 
 /** Parses config text; `file` is only used to name it in errors. */
@@ -86,6 +89,9 @@ export async function loadConfigAt(
       { key: 'criteria' },
     );
   }
+  const attributes = config.review.ignoreLinguist
+    ? parseLinguistAttributes((await git.readFile(repo, commit, GITATTRIBUTES))?.toString('utf8') ?? '')
+    : [];
   return {
     config,
     configPath,
@@ -93,6 +99,7 @@ export async function loadConfigAt(
     criteria: criteriaBytes.toString('utf8'),
     criteriaDigest: sha256(criteriaBytes),
     source: commit,
+    attributes,
   };
 }
 
@@ -104,6 +111,8 @@ export async function loadConfigAt(
 export function protectedPaths(loaded: LoadedConfig): string[] {
   const c = loaded.config;
   const named = new Set<string>([loaded.configPath, c.criteria, ...c.keys, ...c.protect]);
+  // With linguist attributes read, `.gitattributes` is part of the ignore list: editing it edits the config.
+  if (c.review.ignoreLinguist) named.add(GITATTRIBUTES);
   const agents = [...c.reviewers, c.refuter, c.fixer].filter((a) => a !== undefined);
   for (const a of agents) {
     if (a.script && !a.script.startsWith('/')) named.add(normalizePath(a.script));
@@ -116,6 +125,8 @@ export function protectedPaths(loaded: LoadedConfig): string[] {
   // review trusts, and a check only ever adds evidence of progress, never a clear.
   return [...named].sort();
 }
+
+const GITATTRIBUTES = '.gitattributes';
 
 const normalizePath = (p: string): string => p.replace(/^\.\//, '');
 

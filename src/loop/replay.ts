@@ -7,6 +7,7 @@
  */
 import { spendOf } from '../core/budget.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import { roundCoverageComplete } from '../core/coverage.js';
 import { decideRound } from '../core/decide.js';
 import { findingFingerprint, findingId } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
@@ -14,6 +15,7 @@ import { openBlockers } from '../core/open-blockers.js';
 import { evaluateProgress, raisedIn } from '../core/progress.js';
 import type { RunReport } from '../core/run-report.js';
 import type { RefuterReply, ReviewerReply } from '../core/types.js';
+import { replayCoverage } from './replay-coverage.js';
 import type { DecideResult } from './stages/decide.js';
 import type { FixResult } from './stages/fix.js';
 import type { RefuteResult } from './stages/refute.js';
@@ -59,6 +61,33 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
   for (const { round } of rounds) {
     const review = stage(round, 'review') as ReviewResult | undefined;
     if (!review) break;
+    // Issue 17: findings on ignored paths dropped, and coverage, recomputed from the frozen rules.
+    const replayed = replayCoverage(review, run.snapshot, (key) => {
+      const reply = report.verdicts.find((x) => x.callKey === key)?.reply;
+      return reply as ReviewerReply | undefined;
+    });
+    if (!same(replayed.dropped, review.dropped ?? []))
+      return out(
+        {
+          round,
+          stage: 'review',
+          what: 'dropped findings',
+          recorded: review.dropped,
+          recomputed: replayed.dropped,
+        },
+        round,
+      );
+    if (review.coverage && !same(replayed.coverage, review.coverage))
+      return out(
+        {
+          round,
+          stage: 'review',
+          what: 'coverage',
+          recorded: review.coverage,
+          recomputed: replayed.coverage,
+        },
+        round,
+      );
     // Findings from the recorded reviewer verdicts.
     for (const v of review.verdicts) {
       const verdict = report.verdicts.find((x) => x.callKey === v.callKey);
@@ -69,6 +98,7 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
         );
       const reply = verdict.reply as ReviewerReply;
       for (const [index, f] of reply.findings.entries()) {
+        if (replayed.droppedRule(f.file) !== null) continue;
         const id = findingId(run.id, verdict.callKey, index, hash);
         const facts = review.scope[id] ?? { passedAt: null, touchedSincePass: true };
         const gate = gateFinding(f, criteria, facts, policy);
@@ -170,6 +200,10 @@ export function replayRun(report: RunReport, criteria: string, hash: (s: string)
       budgets: run.snapshot.budgets,
       hasFixer: run.snapshot.fixer !== null,
       reviewsComplete: true,
+      coverageComplete: roundCoverageComplete(
+        replayed.coverage ? { coverage: replayed.coverage } : undefined,
+        run.snapshot,
+      ),
       openBlockers: open,
       progress,
       stopWindow: policy.stopWindow,

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { costSpent, spendOf } from '../core/budget.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
-import { MAX_PROMPT_DIFF_BYTES } from '../core/prompt.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot, Stage } from '../core/types.js';
 import { writeFileAtomicAsync } from '../io/atomic-file.js';
@@ -18,6 +17,9 @@ import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { RunRefMoves } from './run-ref.js';
+
+/** No cap: the review chunks what one call cannot carry (issue 17). */
+const WHOLE_DIFF = Number.POSITIVE_INFINITY;
 
 /** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
 export class RunEnd extends Error {
@@ -124,22 +126,12 @@ export class RunContext {
   }
 
   /**
-   * The diff of mergeBase..head that prompts carry. Too large, the run fails
-   * with missing context. Safe to start early: a failure is kept for whoever
-   * awaits it.
+   * The diff of mergeBase..head that prompts carry, whole (issue 17: a diff too
+   * large for one call is split into chunks by the review, not refused here).
+   * Safe to start early: a failure is kept for whoever awaits it.
    */
   promptDiff(head: string): Promise<string> {
-    return this.readDiff(head).then(({ text }) => {
-      if (text !== null) return text;
-      const range = `${this.snapshot.mergeBase}..${head}`;
-      throw new RunEnd(
-        unfinishedEnd(
-          'failed',
-          'missing_context',
-          `diff ${range} is larger than ${MAX_PROMPT_DIFF_BYTES} bytes`,
-        ),
-      );
-    });
+    return this.readDiff(head).then(({ text }) => text ?? '');
   }
 
   /** A diff read before the run began (admission, in this process), for its first round. */
@@ -153,7 +145,7 @@ export class RunContext {
     let r = this.diffReads.get(head);
     if (!r) {
       r = this.deps.git
-        .diffRead(this.deps.repoRoot, this.snapshot.mergeBase, head, MAX_PROMPT_DIFF_BYTES)
+        .diffRead(this.deps.repoRoot, this.snapshot.mergeBase, head, WHOLE_DIFF)
         .catch((err: Error) => {
           throw new RunEnd(unfinishedEnd('failed', 'missing_context', err.message));
         });

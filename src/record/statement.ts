@@ -4,6 +4,7 @@
  * carries the snapshot, the decision and the round log. Pure: everything comes
  * from the report, so the same report always yields the same statement.
  */
+import type { Coverage } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RoundLog, type RunReport, roundLog } from '../core/run-report.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
@@ -34,6 +35,13 @@ export interface ReviewPredicate {
   rounds: RoundLog['rounds'];
   findings: RecordFinding[];
   costUsd: number;
+  /**
+   * Issue 17: per reviewer, the files of the final review round's diff, those
+   * it reviewed and those ignored with their rule; `verify` refuses a record
+   * in which a file not ignored went unreviewed. Absent in records of runs
+   * without a review round, and in those made before coverage existed.
+   */
+  coverage?: Record<string, Coverage>;
   /** ISO 8601 UTC. */
   createdAt: string;
   endedAt: string | null;
@@ -71,10 +79,21 @@ export function buildStatement(report: RunReport, opts: { finalDiffDigest: strin
       rounds: roundLog(report).rounds,
       findings,
       costUsd: run.costUsd,
+      ...finalCoverage(report),
       createdAt: new Date(run.createdAt).toISOString(),
       endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
     },
   };
+}
+
+/** The coverage of the last review round recorded (the one that judged the final head). */
+function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage> } {
+  const reviews = report.stages
+    .filter((s) => s.stage === 'review')
+    .sort((a, b) => b.round - a.round)
+    .map((s) => (s.result as { coverage?: Record<string, Coverage> } | null)?.coverage);
+  const coverage = reviews[0];
+  return coverage ? { coverage } : {};
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -10,6 +10,7 @@
  * fast path of every CI job.
  */
 import { readFileSync } from 'node:fs';
+import { type Coverage, uncovered } from '../core/coverage.js';
 import { RevloopError } from '../core/errors.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
@@ -24,6 +25,8 @@ export const VerifyCode = {
   /** Policy (exit 1). */
   not_completed: 'not_completed',
   findings: 'findings',
+  /** Issue 17: a file not ignored that some reviewer never saw. */
+  incomplete_coverage: 'incomplete_coverage',
   /** Mismatch with the checkout (exit 3). */
   subject_mismatch: 'subject_mismatch',
   diff_mismatch: 'diff_mismatch',
@@ -42,6 +45,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   ok: 0,
   not_completed: 1,
   findings: 1,
+  incomplete_coverage: 1,
   subject_mismatch: 3,
   diff_mismatch: 3,
   criteria_mismatch: 3,
@@ -98,6 +102,7 @@ interface Predicate {
   finalDiffDigest: string;
   status: string;
   outcome: string | null;
+  coverage?: unknown;
 }
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -260,6 +265,8 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
 
   if (p.status !== 'completed')
     return fail('not_completed', `run ${p.runId} ended ${p.status}, not completed`, signed);
+  const gap = coverageGap(p);
+  if (gap) return fail('incomplete_coverage', `run ${p.runId}: ${gap}`, signed);
   if (p.outcome !== 'clear' && !(p.outcome === 'findings' && opts.allowFindings))
     return fail('findings', `run ${p.runId} ended with outcome ${p.outcome}`, signed);
   return {
@@ -268,6 +275,27 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     reason: `record ${p.runId} covers ${short(p.finalHead)}, outcome ${p.outcome}`,
     ...signed,
   };
+}
+
+/**
+ * Issue 17: what the record's coverage leaves unreviewed, in one line, or null.
+ * A record made before coverage existed has none (one call saw the whole diff).
+ */
+function coverageGap(p: Predicate): string | null {
+  if (p.coverage === undefined) return null;
+  const cov = p.coverage as Record<string, Coverage> | null;
+  const names =
+    (p.snapshot as { reviewers?: { name?: unknown }[] }).reviewers?.map((r) => String(r.name)) ?? [];
+  if (typeof cov !== 'object' || cov === null) return 'predicate.coverage is not an object';
+  for (const name of names) {
+    const c = cov[name];
+    if (!c || !Array.isArray(c.files) || !Array.isArray(c.reviewed))
+      return `reviewer ${name} has no coverage in the record`;
+    const missed = uncovered(c);
+    if (missed.length > 0)
+      return `reviewer ${name} did not review ${missed.length} file(s) not ignored, first ${missed[0]}`;
+  }
+  return null;
 }
 
 /** The trusted commit (record base or --keys-from) could not be read. */

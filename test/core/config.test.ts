@@ -25,8 +25,9 @@ describe('parseConfig', () => {
       policy: { requireScenario: true, scopeLock: true, stopWindow: 2, shrinkRatio: 0.2 },
       keys: [],
       protect: [],
+      ignore: [],
+      review: { chunkBytes: 200_000, ignoreLinguist: false, contextBytes: 100_000, temperature: 0 },
       admission: { costWindowSeconds: 86_400 },
-      review: { contextBytes: 100_000, temperature: 0 },
       publish: { github: {}, gitlab: {} },
     });
   });

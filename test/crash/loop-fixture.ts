@@ -43,20 +43,29 @@ export function deadOwner(): LeaseOwner {
  * (`before`) or just after (`after`) its transaction: the two instants around
  * a verdict that no crash point names.
  */
-export function crashAroundVerdict(when: 'before' | 'after'): (s: Store) => Store {
+/**
+ * `fired.callKey` names the call whose verdict the crash hit: reviewers run side by side, so
+ * that is the first verdict to arrive, not always that of the first call started.
+ */
+export function crashAroundVerdict(
+  when: 'before' | 'after',
+  fired: { callKey?: string } = {},
+): (s: Store) => Store {
   return (store) => {
-    let fired = false;
+    let done = false;
     return new Proxy(store, {
       get(target, prop) {
         if (prop === 'recordVerdict') {
           const record: Store['recordVerdict'] = async (lease, v) => {
-            if (!fired && when === 'before') {
-              fired = true;
+            if (!done && when === 'before') {
+              done = true;
+              fired.callKey = v.callKey;
               throw new Crash('before recordVerdict');
             }
             const res = await target.recordVerdict(lease, v);
-            if (!fired && when === 'after') {
-              fired = true;
+            if (!done && when === 'after') {
+              done = true;
+              fired.callKey = v.callKey;
               throw new Crash('after recordVerdict');
             }
             return res;

@@ -84,7 +84,10 @@ it('the prompt carries the changed files within the budget; the attempt notes th
       class: 'ok',
       detail: expect.stringContaining('structured output (forced tool call); tokens:'),
     });
-    expect(res.kind === 'run' && res.run.snapshot.review).toEqual({ contextBytes: 2000, temperature: 0.2 });
+    expect(res.kind === 'run' && res.run.snapshot.review).toMatchObject({
+      contextBytes: 2000,
+      temperature: 0.2,
+    });
   } finally {
     await store.close();
   }

@@ -50,7 +50,12 @@ test('a reviewer killed by a signal mid-output fails the run: no verdict, no fin
   expect(res.run.reason).toBe('reviewer_failed');
   expect(res.run.outcome).toBeNull();
   const attempts = await store.listAttempts(res.run.id);
-  expect(attempts.map((a) => [a.stage, a.reviewer, a.class])).toEqual([['review', 'alpha', 'failed']]);
+  // Both reviewers of the round start side by side (issue 17) and both die: one attempt each, none retried.
+  expect(attempts.map((a) => [a.stage, a.reviewer, a.class]).sort()).toEqual([
+    ['review', 'alpha', 'failed'],
+    ['review', 'beta', 'failed'],
+  ]);
+  expect(res.run.detail).toContain('reviewer alpha');
   expect(await store.listVerdicts(res.run.id)).toEqual([]);
   expect(await store.listFindings(res.run.id)).toEqual([]);
   expect(res.recordPath).toBeNull();

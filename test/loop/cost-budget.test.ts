@@ -70,6 +70,8 @@ describe('invariant 12: spend over the frozen cost budget', () => {
             { name: 'costly', ...a },
             { name: 'second', ...a },
           ],
+          // One call at a time: the second reviewer's start is checked against the first one's spend.
+          review: { concurrency: 1 },
         }),
     });
     repos.push(r);

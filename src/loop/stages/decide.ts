@@ -4,6 +4,7 @@
  * together so `replay` can recompute it.
  */
 
+import { roundCoverageComplete } from '../../core/coverage.js';
 import type { OpenBlocker } from '../../core/decide.js';
 import { decideRound, type RoundDecision } from '../../core/decide.js';
 import { carriedSettlement, decisionCovers } from '../../core/judged-content.js';
@@ -23,7 +24,7 @@ import { isBlocker } from '../../core/run-report.js';
 import { changeSettlements } from '../admission.js';
 import type { LineFacts } from '../line-facts.js';
 import type { RunContext } from '../run-context.js';
-import { CONTROLLER_REVIEWER } from './review.js';
+import { CONTROLLER_REVIEWER, type ReviewResult } from './review.js';
 
 export interface DecideResult {
   reviewsComplete: boolean;
@@ -55,13 +56,16 @@ export async function decideStage(
   const progressFacts = round > 1 ? await gatherProgressFacts(ctx, round, findings, lines) : null;
   const evidence = progressFacts ? evaluateProgress(progressFacts) : null;
   const progress = [...(prev?.progress ?? []), evidence ? evidence.progress : true];
-  const reviewsComplete = ctx.stage(round, 'review') !== undefined;
+  const review = ctx.stage(round, 'review')?.result as ReviewResult | undefined;
+  const reviewsComplete = review !== undefined;
+  const coverageComplete = roundCoverageComplete(review, ctx.snapshot);
   const spentUsd = ctx.spent;
   const decision = decideRound({
     round,
     budgets: ctx.snapshot.budgets,
     hasFixer: ctx.fixer !== null,
     reviewsComplete,
+    coverageComplete,
     openBlockers: open,
     progress,
     stopWindow: ctx.snapshot.policy.stopWindow,

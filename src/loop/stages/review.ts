@@ -1,33 +1,45 @@
 /**
- * The review stage: every configured reviewer, in order, on the round's
- * revision; then gating (invariant 9) and the scope lock (invariant 11);
+ * The review stage: every configured reviewer on the round's revision (side
+ * by side, one call per chunk of a large diff, recorded in configured order:
+ * review-calls.ts); then gating (invariant 9) and the scope lock (invariant 11);
  * then the findings and the completion mark in one transaction.
  */
-import { endForCallFailure } from '../../core/failure-map.js';
+import type { Coverage } from '../../core/coverage.js';
 import { gateScenario } from '../../core/gating.js';
 import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
-import type { GateDecision, Lease, VerdictRow } from '../../core/ledger.js';
-import { reviewerPrompt } from '../../core/prompt.js';
+import type { GateDecision, Lease } from '../../core/ledger.js';
 import { CONTROLLER_REVIEWER } from '../../core/run-report.js';
 import type { ScopeFacts } from '../../core/scope-lock.js';
 import { gateScope } from '../../core/scope-lock.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
-import { apiReviewContext } from '../api-review-context.js';
 import { besideNextCall } from '../background.js';
-import { callAgent } from '../call.js';
-import { checkFindingLines } from '../finding-lines.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
-import { type RunContext, RunEnd } from '../run-context.js';
+import type { DroppedFinding } from '../review-calls.js';
+import { reviewCalls, roundCoverage } from '../review-calls.js';
+import { planReview } from '../review-plan.js';
+import type { RunContext } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
 
 export interface ReviewResult {
   head: string;
-  verdicts: { reviewer: string; callKey: string; verdict: 'pass' | 'findings'; modelId: string | null }[];
+  /** One per reviewer, or per reviewer and chunk (configured order, then chunk order). */
+  verdicts: {
+    reviewer: string;
+    callKey: string;
+    verdict: 'pass' | 'findings';
+    modelId: string | null;
+    /** Present when the diff was reviewed in chunks: this call's chunk. */
+    chunk?: { index: number; files: string[] };
+  }[];
   /** Scope facts per finding id, recorded so replay re-gates without git. */
   scope: Record<string, ScopeFacts>;
+  /** Issue 17: per reviewer, the files it was shown and those left out (absent before issue 17). */
+  coverage?: Record<string, Coverage>;
+  /** Issue 17: findings on ignored paths, dropped with the rule that matched. */
+  dropped?: DroppedFinding[];
   protectedEdited: string[];
   reviewsComplete: true;
 }
@@ -61,44 +73,25 @@ export async function reviewStage(
   // commit that edits the config, the criteria or a protected file needs a person too): a read
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx, () => editedProtectedPaths(ctx, head));
-  const filesFor = apiReviewContext(ctx, head);
-  const got: { name: string; verdict: VerdictRow }[] = [];
-  for (const [i, r] of ctx.reviewers.entries()) {
-    if (i === ctx.reviewers.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
-    const prompt = reviewerPrompt({
-      reviewer: r.name,
-      criteria: ctx.criteria,
-      diff,
-      instructions: r.cfg.instructions,
-      files: await filesFor(r.reviewer),
-    });
-    const res = await callAgent(ctx, lease, {
-      role: 'reviewer',
-      name: r.name,
-      round,
-      stage: 'review',
-      prompt,
-      reviewer: r.reviewer,
-      head,
-      repoDir: ctx.worktree,
-      beforeAttempt: checkout.beforeAttempt(r.reviewer),
-      finish: (reply) => checkFindingLines(ctx, head, reply),
-    });
-    if (!res.ok)
-      throw new RunEnd(
-        endForCallFailure(res.class, 'reviewer', `reviewer ${r.name}: ${res.detail}`, res.attempts > 1),
-      );
-    got.push({ name: r.name, verdict: res.verdict });
-  }
+  // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
+  const plan = planReview(ctx.snapshot, diff);
+  const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
 
   const passes = await latestPasses(ctx, head);
   const findings: NewFinding[] = [];
   const scope: Record<string, ScopeFacts> = {};
+  const dropped: DroppedFinding[] = [];
   for (const { name, verdict } of got) {
     const reply = verdict.reply as ReviewerReply;
     for (const [index, f] of reply.findings.entries()) {
+      // Issue 17: a finding on an ignored path is dropped, with the rule that left the path out.
+      const rule = plan.isIgnored(f.file);
+      if (rule !== null) {
+        dropped.push({ reviewer: name, callKey: verdict.callKey, index, file: f.file, rule });
+        continue;
+      }
       const id = findingId(ctx.run.id, verdict.callKey, index, ctx.deps.hash);
       const facts = await scopeFacts(lines, passes.get(name) ?? null, head, f);
       scope[id] = facts;
@@ -126,13 +119,16 @@ export async function reviewStage(
   await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
   const result: ReviewResult = {
     head,
-    verdicts: got.map(({ name, verdict }) => ({
+    verdicts: got.map(({ name, verdict, chunk }) => ({
       reviewer: name,
       callKey: verdict.callKey,
       verdict: (verdict.reply as ReviewerReply).verdict,
       modelId: verdict.modelId,
+      ...(chunk ? { chunk } : {}),
     })),
     scope,
+    coverage: roundCoverage(ctx.reviewers, plan, got),
+    dropped,
     protectedEdited,
     reviewsComplete: true,
   };
@@ -173,9 +169,18 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
   const { store } = ctx.deps;
-  const verdicts = (await store.listVerdictsForChange(ctx.run.changeKey))
+  const all = (await store.listVerdictsForChange(ctx.run.changeKey)).filter(
+    (v) => v.role === 'reviewer' && v.revision !== head,
+  );
+  // Issue 17: a revision reviewed in chunks is passed only when no chunk of it had findings.
+  const raised = new Set(
+    all
+      .filter((v) => (v.reply as ReviewerReply).verdict !== 'pass')
+      .map((v) => `${v.reviewer}@${v.revision}`),
+  );
+  const verdicts = all
     .filter(
-      (v) => v.role === 'reviewer' && v.revision !== head && (v.reply as ReviewerReply).verdict === 'pass',
+      (v) => (v.reply as ReviewerReply).verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`),
     )
     .sort((a, b) => b.recordedAt - a.recordedAt);
   for (const v of verdicts) {

@@ -53,6 +53,8 @@ runReviewerContract<FaultServer>({
             reply: UPHELD,
             modelId: 'claude-pinned',
             costUsd: (1000 * 3 + 500 * 15) / 1e6,
+            // How the reply was asked for and its tokens, recorded on the attempt (issue 17).
+            note: expect.stringMatching(/tokens: input 1000 uncached/),
           }),
       },
     ],

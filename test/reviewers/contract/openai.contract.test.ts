@@ -53,6 +53,8 @@ runReviewerContract<FaultServer>({
             reply: PASS,
             modelId: 'gpt-pinned',
             costUsd: (1000 * 2 + 500 * 8) / 1e6,
+            // How the reply was asked for and its tokens, recorded on the attempt (issue 17).
+            note: expect.stringMatching(/^structured output .*tokens: input 1000 uncached/),
           }),
       },
       {

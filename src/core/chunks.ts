@@ -1,0 +1,66 @@
+/**
+ * The chunk plan of a review (issue 17, point 3): a diff over the chunk limit
+ * is split by file into chunks, each its own call. Files are packed whole, in
+ * diff order; one file's hunks are split only when that file alone is over the
+ * limit. A diff that fits one call is one chunk whose text is the diff itself,
+ * so its prompt and its call key are the same as before chunking existed.
+ * Pure: the sections come from the git layer (git/diff-sections.ts).
+ */
+
+export interface DiffSection {
+  path: string;
+  /** This file's part of the diff, from its `diff --git` line to the next one's. */
+  text: string;
+  /** UTF-8 bytes of `text`. */
+  bytes: number;
+  /** Present when the file alone is over the limit: its header with each hunk. */
+  pieces?: { text: string; bytes: number }[];
+}
+
+export interface Chunk {
+  index: number;
+  /** The files whose diff (or part of it) the chunk carries, in diff order. */
+  files: string[];
+  text: string;
+}
+
+export type ChunkPlan =
+  | { ok: true; chunks: Chunk[] }
+  /** One file's smallest piece (its header and one hunk) is over the limit: no call can carry it. */
+  | { ok: false; path: string; bytes: number };
+
+/** Plans the chunks of the kept (not ignored) sections, in their order. */
+export function planChunks(sections: readonly DiffSection[], limit: number): ChunkPlan {
+  const chunks: Chunk[] = [];
+  let files: string[] = [];
+  let texts: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (texts.length === 0) return;
+    chunks.push({ index: chunks.length, files, text: texts.join('') });
+    files = [];
+    texts = [];
+    size = 0;
+  };
+  const add = (path: string, text: string, bytes: number) => {
+    if (size + bytes > limit) flush();
+    if (files[files.length - 1] !== path) files.push(path);
+    texts.push(text);
+    size += bytes;
+  };
+  for (const s of sections) {
+    if (s.bytes <= limit) {
+      add(s.path, s.text, s.bytes);
+      continue;
+    }
+    // Over the limit alone: it starts its own chunks, split at hunks, and the next file starts afresh.
+    flush();
+    for (const p of s.pieces ?? [{ text: s.text, bytes: s.bytes }]) {
+      if (p.bytes > limit) return { ok: false, path: s.path, bytes: p.bytes };
+      add(s.path, p.text, p.bytes);
+    }
+    flush();
+  }
+  flush();
+  return { ok: true, chunks };
+}

@@ -1,0 +1,45 @@
+/**
+ * What one review round sends (issue 17, points 3 and 4): the diff's files,
+ * the ones the frozen ignore rules leave out, and the chunks of the rest,
+ * each chunk one call per reviewer. A file whose smallest piece no call can
+ * carry ends the run `missing_context`, naming the `ignore:` line that would
+ * leave it out.
+ */
+import { type Chunk, planChunks } from '../core/chunks.js';
+import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
+import { partitionFiles } from '../core/coverage.js';
+import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../core/ignore.js';
+import { unfinishedEnd } from '../core/run-state.js';
+import type { Snapshot } from '../core/types.js';
+import { diffSections } from '../git/diff-sections.js';
+import { RunEnd } from './run-context.js';
+
+export interface ReviewPlan {
+  /** Every file of the diff, in diff order. */
+  files: string[];
+  ignored: { path: string; rule: string }[];
+  chunks: Chunk[];
+  /** The frozen rules, for findings on ignored paths. */
+  isIgnored: IgnoreMatcher;
+}
+
+export function planReview(snapshot: Snapshot, diff: string): ReviewPlan {
+  const limit = snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const isIgnored = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
+  const sections = diffSections(diff, limit);
+  const files = sections.map((s) => s.path);
+  const { ignored } = partitionFiles(files, isIgnored);
+  const left = new Set(ignored.map((i) => i.path));
+  // Nothing ignored: the sections are the whole diff, so one chunk's text is the diff, byte for byte.
+  const kept = left.size === 0 ? sections : sections.filter((s) => !left.has(s.path));
+  const plan = planChunks(kept, limit);
+  if (!plan.ok)
+    throw new RunEnd(
+      unfinishedEnd(
+        'failed',
+        'missing_context',
+        `${plan.path}: ${plan.bytes} bytes of its diff cannot be split below review.chunkBytes (${limit}); to leave it out of the review, add to the config: ${ignoreLineFor(plan.path)}`,
+      ),
+    );
+  return { files, ignored, chunks: plan.chunks, isIgnored };
+}

@@ -1,0 +1,385 @@
+/**
+ * Issue 17, points 2-4, end to end: real repositories in temp dirs, real
+ * subprocess reviewers, the CLI as a real process, the SQLite ledger. Every
+ * run made in-process is replayed (helpers.review); CLI runs are replayed
+ * with `revloop replay`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callKey } from '../../src/core/keys.js';
+import type { RunReport } from '../../src/core/run-report.js';
+import { sha256 } from '../../src/io/hash.js';
+import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import type { ReviewResult } from '../../src/loop/stages/review.js';
+import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
+import {
+  baseConfig,
+  ensureBuilt,
+  expectReplayIdentical,
+  findings,
+  inProcess,
+  makeReviewRepo,
+  pass,
+  type ReviewRepo,
+  ROOT,
+  review,
+  runCli,
+} from '../loop/helpers.js';
+
+const RENDEZVOUS = join(ROOT, 'test/fixtures/scale/rendezvous-reviewer.mjs');
+const repos: ReviewRepo[] = [];
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(async () => {
+  for (const r of repos) await r.cleanup();
+});
+
+const fast = { retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 } };
+const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
+
+/** `lines` changed lines of about 60 bytes each: a file's diff of roughly lines × 60 bytes. */
+const body = (tag: string, lines: number) =>
+  Array.from({ length: lines }, (_, i) => `export const ${tag}${i} = '${'x'.repeat(32)}';`).join('\n') + '\n';
+
+async function report(r: ReviewRepo, runId: string): Promise<RunReport> {
+  const p = await inProcess(r.dir);
+  try {
+    const rep = await loadRunReport(p.store, runId);
+    if (!rep) throw new Error('run vanished');
+    await expectReplayIdentical(p.deps, rep);
+    return rep;
+  } finally {
+    await p.close();
+  }
+}
+
+const reviewOf = (rep: RunReport, round = 1) =>
+  rep.stages.find((s) => s.round === round && s.stage === 'review')?.result as ReviewResult;
+
+async function replayCli(r: ReviewRepo, runId: string) {
+  const res = await runCli(['replay', runId, '--json'], { cwd: r.dir });
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.json).toMatchObject({ identical: true });
+}
+
+describe('point 2: the reviewers of a round run side by side', () => {
+  it('three reviewers that pass only once all three have started: clear, recorded in configured order, replayed identical', async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          ...fast,
+          reviewers: ['c', 'a', 'b'].map((name) => ({
+            name,
+            command: [process.execPath, RENDEZVOUS, join(a.command[2] ?? '', '..', 'meet'), '3'],
+          })),
+        }),
+    });
+    repos.push(r);
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir, timeoutMs: 240_000 });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.json).toMatchObject({ status: 'completed', outcome: 'clear' });
+    const runId = res.json?.runId as string;
+    const rounds = res.json?.rounds as { verdicts: { reviewer: string }[] }[];
+    expect(rounds[0]?.verdicts.map((v) => v.reviewer)).toEqual(['c', 'a', 'b']);
+    const rep = await report(r, runId);
+    expect(reviewOf(rep).verdicts.map((v) => v.reviewer)).toEqual(['c', 'a', 'b']);
+    await replayCli(r, runId);
+  }, 300_000);
+
+  it('review.concurrency 1 runs them one at a time: the same rendezvous of two can never meet', async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          ...fast,
+          review: { concurrency: 1 },
+          reviewers: ['a', 'b'].map((name) => ({
+            name,
+            command: [process.execPath, RENDEZVOUS, join(a.command[2] ?? '', '..', 'meet'), '2', '1500'],
+          })),
+        }),
+    });
+    repos.push(r);
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir, timeoutMs: 240_000 });
+    expect(res.json).toMatchObject({ status: 'failed', outcome: null });
+    expect(String(res.json?.detail)).toContain('reviewer a');
+  }, 300_000);
+
+  it('the cost budget is checked before each call starts: side by side all three spend, one at a time the third never starts', async () => {
+    const three = (a: { command: string[] }, extra: Record<string, unknown>) =>
+      baseConfig(a, {
+        budgets: { rounds: 3, wallSeconds: 600, costUsd: 5 },
+        reviewers: ['a', 'b', 'c'].map((name) => ({ name, ...a })),
+        ...extra,
+      });
+    const plan = { 'reviewer:a': [paid(3)], 'reviewer:b': [paid(3)], 'reviewer:c': [paid(3)] };
+    const wide = await makeReviewRepo({ config: (a) => three(a, {}) });
+    const narrow = await makeReviewRepo({ config: (a) => three(a, { review: { concurrency: 1 } }) });
+    repos.push(wide, narrow);
+    wide.plan(plan);
+    narrow.plan(plan);
+    const w = await runCli(['review', '--head', 'topic', '--json'], { cwd: wide.dir });
+    // All three started at $0: the round overshoots by the calls in flight, the record states it, never clear.
+    expect(w.json).toMatchObject({
+      status: 'completed',
+      outcome: 'findings',
+      stopReason: 'budget',
+      costUsd: 9,
+    });
+    expect(wide.counts()).toEqual({ 'reviewer:a': 1, 'reviewer:b': 1, 'reviewer:c': 1 });
+    await report(wide, w.json?.runId as string);
+    const n = await runCli(['review', '--head', 'topic', '--json'], { cwd: narrow.dir });
+    expect(n.json).toMatchObject({ status: 'aborted', reason: 'budget_cost', costUsd: 6 });
+    expect(narrow.counts()['reviewer:c']).toBeUndefined();
+  }, 300_000);
+});
+
+describe('point 3: chunked review with coverage', () => {
+  const change = Object.fromEntries(['a', 'b', 'c', 'd'].map((t) => [`src/${t}.js`, body(t, 12)]));
+
+  it('a diff over review.chunkBytes is split by file, each chunk its own key; coverage is in the round, the JSON and the record, and verify checks it', async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          review: { chunkBytes: 1500 },
+          reviewers: [
+            { name: 'x', ...a },
+            { name: 'y', ...a },
+          ],
+        }),
+      change,
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.code, res.stderr).toBe(0);
+    const runId = res.json?.runId as string;
+    const rep = await report(r, runId);
+    const rv = reviewOf(rep);
+    const chunks = rv.verdicts.filter((v) => v.reviewer === 'x').map((v) => v.chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.flatMap((c) => c?.files ?? []).sort()).toEqual([
+      'src/a.js',
+      'src/b.js',
+      'src/c.js',
+      'src/d.js',
+    ]);
+    // Configured order: every chunk of x, then every chunk of y.
+    expect(rv.verdicts.map((v) => v.reviewer)).toEqual([...chunks.map(() => 'x'), ...chunks.map(() => 'y')]);
+    // Each chunk's key is the call key with its index and files: stable for a resume of the run.
+    for (const v of rv.verdicts) {
+      const row = rep.verdicts.find((x) => x.callKey === v.callKey);
+      const parts = {
+        snapshotKey: rep.run.snapshotKey,
+        runId,
+        round: 1,
+        stage: 'review' as const,
+        role: 'reviewer' as const,
+        name: v.reviewer,
+        promptDigest: row?.promptDigest ?? '',
+        chunk: v.chunk,
+      };
+      expect(callKey(parts, sha256)).toBe(v.callKey);
+    }
+    for (const name of ['x', 'y']) expect(rv.coverage?.[name]?.reviewed).toHaveLength(4);
+    const rounds = res.json?.rounds as { coverage: ReviewResult['coverage'] }[];
+    expect(rounds[0]?.coverage).toEqual(rv.coverage);
+    const recordPath = res.json?.record as string;
+    const record = JSON.parse(readFileSync(recordPath, 'utf8'));
+    const predicate = JSON.parse(Buffer.from(record.payload, 'base64').toString('utf8')).predicate;
+    expect(predicate.coverage).toEqual(rv.coverage);
+    const ok = await runCli(['verify', recordPath], { cwd: r.dir });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    await replayCli(r, runId);
+
+    // The same run's record, signed with the same key but with a file y never saw: verify refuses it.
+    const gap: RunReport = {
+      ...rep,
+      stages: rep.stages.map((s) => {
+        if (s.stage !== 'review') return s;
+        const res2 = s.result as ReviewResult;
+        const y = res2.coverage?.y;
+        if (!y) return s;
+        return {
+          ...s,
+          result: { ...res2, coverage: { ...res2.coverage, y: { ...y, reviewed: y.reviewed.slice(1) } } },
+        };
+      }),
+    };
+    const forged = join(r.dir, '.revloop', 'gap.json');
+    const statement = buildStatement(gap, { finalDiffDigest: predicate.finalDiffDigest });
+    writeRecord(signStatement(statement, loadSigner(join(r.dir, '.revloop', 'keys', 'signing.key'))), forged);
+    const bad = await runCli(['verify', forged, '--json'], { cwd: r.dir });
+    expect(bad.code).toBe(1);
+    expect(bad.json).toMatchObject({ ok: false, code: 'incomplete_coverage' });
+  }, 300_000);
+
+  it('a diff under the limit keeps the call key it had before chunking (no chunk in the key)', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      const rv = reviewOf(out.report);
+      const v = rv.verdicts[0];
+      expect(v?.chunk).toBeUndefined();
+      const row = out.report.verdicts[0];
+      const key = callKey(
+        {
+          snapshotKey: out.run.snapshotKey,
+          runId: out.run.id,
+          round: 1,
+          stage: 'review',
+          role: 'reviewer',
+          name: 'correctness',
+          promptDigest: row?.promptDigest ?? '',
+        },
+        sha256,
+      );
+      expect(v?.callKey).toBe(key);
+      const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${row?.promptDigest}.txt`), 'utf8');
+      expect(prompt).toContain('## Diff\ndiff --git a/src/calc.js b/src/calc.js');
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+
+  it('a chunk that fails fails the run: no partial clear, the other chunks stay recorded', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { ...fast, review: { chunkBytes: 1500, concurrency: 1 } }),
+      change,
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ when: 'part 2 of', exit: 1 }, { reply: pass }] });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.json).toMatchObject({ status: 'failed', outcome: null, record: null });
+    const rep = await report(r, res.json?.runId as string);
+    expect(rep.stages.some((s) => s.stage === 'review')).toBe(false);
+    expect(rep.verdicts.length).toBeGreaterThanOrEqual(1);
+  }, 300_000);
+
+  it('one file too large for any call fails the run missing_context, naming it and the ignore line', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { review: { chunkBytes: 1000 } }),
+      change: { 'assets/blob.js': `${'y'.repeat(3000)}\n` },
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.json).toMatchObject({ status: 'failed', reason: 'missing_context' });
+    expect(String(res.json?.detail)).toContain('assets/blob.js');
+    expect(String(res.json?.detail)).toContain('ignore: ["assets/blob.js"]');
+    expect(r.counts()).toEqual({});
+  }, 300_000);
+});
+
+describe('point 4: ignore globs', () => {
+  it('read at the base: an ignored file is left out of the prompt, marked in coverage, and a finding on it is dropped with the rule', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { ignore: ['gen/**'] }),
+      change: { 'gen/out.js': body('g', 5), 'src/calc.js': '// changed\n' },
+    });
+    repos.push(r);
+    const onGen = {
+      severity: 'MAJOR',
+      file: 'gen/out.js',
+      line: 1,
+      claim: 'generated code is wrong',
+      failureScenario: 'any caller gets the wrong constant',
+    };
+    r.plan({ reviewer: [{ reply: findings(onGen) }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      expect(out.run.outcome).toBe('clear');
+      const rv = reviewOf(out.report);
+      expect(rv.dropped).toEqual([
+        {
+          reviewer: 'correctness',
+          callKey: rv.verdicts[0]?.callKey,
+          index: 0,
+          file: 'gen/out.js',
+          rule: 'ignore: "gen/**"',
+        },
+      ]);
+      expect(rv.coverage?.correctness).toEqual({
+        files: [{ path: 'gen/out.js', ignored: 'ignore: "gen/**"' }, { path: 'src/calc.js' }],
+        reviewed: ['src/calc.js'],
+        ignored: [{ path: 'gen/out.js', rule: 'ignore: "gen/**"' }],
+      });
+      expect(out.report.findings).toEqual([]);
+      const digest = out.report.verdicts[0]?.promptDigest;
+      const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8');
+      expect(prompt).not.toContain('gen/out.js');
+      expect(out.run.snapshot.ignore).toEqual({ globs: ['gen/**'], attributes: [] });
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+
+  it('a change of ignored files only makes no reviewer call and is covered vacuously', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { ignore: ['gen/**'] }),
+      change: { 'gen/out.js': body('g', 3) },
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      expect(out.run.outcome).toBe('clear');
+      expect(r.counts()).toEqual({});
+      expect(reviewOf(out.report).coverage?.correctness).toMatchObject({
+        reviewed: [],
+        ignored: [{ path: 'gen/out.js', rule: 'ignore: "gen/**"' }],
+      });
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+
+  it('a change that widens the ignore list at its head ignores nothing by it, and its config edit needs a person', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    const cfg = JSON.parse(readFileSync(join(r.dir, 'revloop.config.yaml'), 'utf8'));
+    writeFileSync(
+      join(r.dir, 'revloop.config.yaml'),
+      JSON.stringify({ ...cfg, ignore: ['src/**'] }, null, 2),
+    );
+    writeFileSync(join(r.dir, 'src/calc.js'), `${readFileSync(join(r.dir, 'src/calc.js'), 'utf8')}// more\n`);
+    r.repo.commit('widen the ignore list');
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      const rv = reviewOf(out.report);
+      expect(rv.coverage?.correctness?.reviewed).toContain('src/calc.js');
+      expect(rv.coverage?.correctness?.ignored).toEqual([]);
+      expect(rv.protectedEdited).toEqual(['revloop.config.yaml']);
+      expect(out.run.outcome).not.toBe('clear');
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+
+  it('linguist attributes at the base, when asked: a generated file is left out by its .gitattributes line', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { review: { ignoreLinguist: true } }),
+      files: { '.gitattributes': '*.pb.js linguist-generated\n' },
+      change: { 'api/x.pb.js': body('p', 3), 'src/calc.js': '// edited\n' },
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const out = await review(p, r.dir);
+      expect(out.run.outcome).toBe('clear');
+      expect(reviewOf(out.report).coverage?.correctness?.ignored).toEqual([
+        { path: 'api/x.pb.js', rule: '.gitattributes: "*.pb.js linguist-generated"' },
+      ]);
+      expect(out.run.snapshot.protectedPaths).toContain('.gitattributes');
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
+});
