@@ -38,6 +38,7 @@ export function worktreeOps(
   | 'resetWorktree'
   | 'cleanWorktree'
   | 'worktreeHead'
+  | 'indexHidesEdits'
   | 'status'
   | 'commitAll'
   | 'setHead'
@@ -197,6 +198,18 @@ export function worktreeOps(
 
     async worktreeHead(dir) {
       return text(await run.ok(dir, ['rev-parse', '--verify', 'HEAD']));
+    },
+
+    async indexHidesEdits(dir) {
+      // `-v`: a lowercase tag is assume-unchanged, `S` skip-worktree, `M` unmerged; a plain entry is `H`.
+      const out = (await run.ok(dir, ['ls-files', '-v', '-z'])).toString('latin1');
+      for (let at = 0; at < out.length; ) {
+        if (out.charCodeAt(at) !== 72 /* H */) return true;
+        const end = out.indexOf('\0', at);
+        if (end < 0) break;
+        at = end + 1;
+      }
+      return false;
     },
 
     async status(dir) {
