@@ -89,7 +89,7 @@ async function reviewIn(r: ReviewRepo, branch: string, env: NodeJS.ProcessEnv) {
 
 const poolOf = (r: ReviewRepo) => join(r.dir, '.git', 'revloop', 'pool');
 
-describe('the worktree pool (issue 17, point 1)', () => {
+describe('the worktree pool (issue 17, point 1)', { timeout: 300_000 }, () => {
   it('a lane is reused across runs: moved between revisions, not checked out again', async () => {
     const r = await poolRepo();
     const log = newLog();
