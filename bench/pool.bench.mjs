@@ -33,6 +33,9 @@ const git = (dir, args) =>
 export function makeRepo(files) {
   const dir = mkdtempSync(join(tmpdir(), `revloop-bench-pool-${files}-`));
   git(dir, ['init', '-q', '-b', 'main']);
+  // Or the bench's own commits start a background gc over 30,000 loose objects mid-measurement.
+  git(dir, ['config', 'gc.auto', '0']);
+  git(dir, ['config', 'maintenance.auto', 'false']);
   const config = [
     'criteria: REVIEW.md',
     'reviewers:',
@@ -114,7 +117,7 @@ export default async function bench() {
     };
   } finally {
     for (const d of [small, big]) {
-      rmSync(d, { recursive: true, force: true });
+      rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     }
   }
 }
