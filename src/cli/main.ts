@@ -199,6 +199,11 @@ withRepo(program.command('resume'))
   .option('--json', 'print one JSON document')
   .action(lazy('resume'));
 
+withRepo(program.command('gc'))
+  .description('remove pool checkouts and temp checkouts no live run holds')
+  .option('--json', 'print one JSON document')
+  .action(lazy('gc'));
+
 withRepo(program.command('replay'))
   .description('recompute every decision of a run from its recorded verdicts')
   .argument('<run>', 'run id or prefix')

@@ -248,6 +248,15 @@ export const configSchema = z
       })
       .default({ costWindowSeconds: 86_400 }),
     publish: publishSchema,
+    /** Checkouts kept across runs on this machine, one per concurrent run (docs/scale.md). */
+    pool: z
+      .strictObject({
+        /** How many; 0 gives every run a checkout of its own, removed at its end. */
+        size: z.number().int().min(0).max(64).default(4),
+        /** Where (relative to the repository root, or absolute); default `<common git dir>/revloop/pool`. */
+        dir: z.string().min(1).optional(),
+      })
+      .default({ size: 4 }),
   })
   .superRefine((c, ctx) => {
     const seen = new Set<string>();

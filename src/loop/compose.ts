@@ -53,21 +53,29 @@ export const newRunId = (): string => `r${Date.now().toString(36)}${randomBytes(
 export function storeUrlFor(repoRoot: string, flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag) return flag;
   if (env.REVLOOP_STORE) return env.REVLOOP_STORE;
+  const store = workingTreeConfig(repoRoot)?.store;
+  return typeof store === 'string' ? store : DEFAULT_STORE_URL;
+}
+
+/**
+ * The config in the working tree, parsed but not validated, for the few
+ * machine-side keys needed before any commit is resolved (`store`, `pool`);
+ * null when there is none or it does not parse (admission reports it, with its key).
+ */
+export function workingTreeConfig(repoRoot: string): Record<string, unknown> | null {
   for (const name of CONFIG_NAMES) {
     const p = join(repoRoot, name);
     if (!existsSync(p)) continue;
     try {
-      const raw = name.endsWith('.json')
+      const raw: unknown = name.endsWith('.json')
         ? JSON.parse(readFileSync(p, 'utf8'))
         : parseYaml(readFileSync(p, 'utf8'));
-      if (raw && typeof raw === 'object' && typeof (raw as { store?: unknown }).store === 'string')
-        return (raw as { store: string }).store;
+      return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : null;
     } catch {
-      // an invalid config is reported by admission, with its key
+      return null;
     }
-    break;
   }
-  return DEFAULT_STORE_URL;
+  return null;
 }
 
 export async function openRepoStore(

@@ -4,8 +4,6 @@
  * resumed run costs at most the interrupted call), until the pure decision
  * says stop or an input check, a budget or a failed call ends it.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
@@ -24,7 +22,7 @@ import type { FixResult } from './stages/fix.js';
 import { fixStage, userTreeState } from './stages/fix.js';
 import { refuteStage } from './stages/refute.js';
 import { reviewStage } from './stages/review.js';
-import { removeRunWorktrees } from './worktree.js';
+import { holdLane, releaseCheckout, removeRunWorktrees, takeCheckout } from './worktree.js';
 import { writeRunOutputs } from './write-record.js';
 
 export interface DriveOptions {
@@ -53,10 +51,11 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     if (lost) throw lost;
     if (deps.signal?.aborted) throw new StopRequestedError(lease.runId);
   };
+  // The pool lane goes back however this owner stops holding the run.
+  let ctx: RunContext | undefined;
   try {
     const run = await deps.store.getRun(lease.runId);
     if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
-    let ctx: RunContext;
     try {
       ctx = await buildContext(deps, run, lease.token, opts.admittedHere?.loaded);
       if (opts.admittedHere) ctx.seedDiff(run.snapshot.head, opts.admittedHere.diff);
@@ -87,6 +86,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     throw err;
   } finally {
     keeper.stop();
+    if (ctx) await releaseCheckout(ctx);
   }
 }
 
@@ -218,18 +218,15 @@ async function buildContext(
     store.listStages(run.id),
   ]);
   const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
-  // Per checkout, run and lease: two checkouts on one host never share a worktree, and an agent
-  // orphaned by a killed owner keeps writing into the dead owner's worktree, never the taker's.
-  const worktree = join(
-    tmpdir(),
-    'revloop-worktrees',
-    `${deps.hash(deps.repoRoot).slice(0, 10)}-${run.id}-${token}`,
-  );
-  return new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, worktree, {
+  // Taken last: nothing above may throw while this owner holds a lane of the pool.
+  const checkout = takeCheckout(deps, c.pool, run.id, token);
+  const ctx = new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, checkout.dir, {
     verdicts,
     attempts,
     stages,
   });
+  holdLane(ctx, checkout.lane);
+  return ctx;
 }
 
 /** Starts reading the hunks the decide stage's progress facts need (cached in `lines`). */

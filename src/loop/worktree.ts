@@ -1,8 +1,54 @@
 /** The run's private checkout: reviewers read it, the fixer edits it, checks run in it. */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import type { Config } from '../core/config.js';
+import { discardCheckout, type Lane, takeLane } from '../pool/lanes.js';
+import { commonGitDir, poolDir } from '../pool/location.js';
 import { besideNextCall } from './background.js';
+import type { LoopDeps } from './deps.js';
 import type { RunContext } from './run-context.js';
+
+/**
+ * The run's checkout for this owner: a lane of the repository's pool when
+ * one is free (kept for the next run), else a directory of its own in the
+ * system's temp dir (removed at the run's end). Either is named by the
+ * lease's fencing token: an agent orphaned by a killed owner keeps writing
+ * into the dead owner's checkout, never the taker's.
+ */
+export function takeCheckout(
+  deps: Pick<LoopDeps, 'repoRoot' | 'hash'>,
+  pool: Config['pool'],
+  runId: string,
+  token: number,
+): { dir: string; lane: Lane | null } {
+  const common = pool.size > 0 ? commonGitDir(deps.repoRoot) : null;
+  const lane = common
+    ? takeLane({ pool: poolDir(common, pool.dir, deps.repoRoot), size: pool.size, common, runId, token })
+    : null;
+  return { dir: lane?.dir ?? ownCheckoutDir(deps, runId, token), lane };
+}
+
+/** A checkout outside the pool: per run and lease, so two checkouts on one host never share one. */
+function ownCheckoutDir(deps: Pick<LoopDeps, 'repoRoot' | 'hash'>, runId: string, token: number): string {
+  return join(tmpdir(), 'revloop-worktrees', `${deps.hash(deps.repoRoot).slice(0, 10)}-${runId}-${token}`);
+}
+
+/** The pool lane each RunContext holds, released when its run ends or its owner lets go. */
+const lanes = new WeakMap<object, Lane>();
+
+export function holdLane(ctx: object, lane: Lane | null): void {
+  if (lane) lanes.set(ctx, lane);
+}
+
+/** Lets go of the run's lane once no readying writes into it any more; its checkout stays for the next run. */
+export async function releaseCheckout(ctx: object): Promise<void> {
+  const lane = lanes.get(ctx);
+  if (!lane) return;
+  await Promise.allSettled([...(inFlight.get(ctx) ?? [])]);
+  lanes.delete(ctx);
+  lane.release();
+}
 
 /**
  * The worktree exists and holds exactly `sha`, with nothing else in it. It
@@ -50,6 +96,12 @@ async function readyWorktree(
       return;
     }
   }
+  if (existsSync(ctx.worktree) && !vetted.has(ctx)) {
+    // A pool lane the last run left: an index entry git would not look at could carry an
+    // edit through the reset, so such a checkout is rebuilt, never reviewed as it is.
+    vetted.add(ctx);
+    if (await git.indexHidesEdits(ctx.worktree).catch(() => true)) await discard(ctx);
+  }
   if (existsSync(ctx.worktree)) {
     try {
       await git.resetWorktree(ctx.worktree, sha);
@@ -58,13 +110,23 @@ async function readyWorktree(
     } catch {
       // rebuilt below; an error that is not the checkout's (an unknown sha) comes back from addWorktree
     }
-    await git.removeWorktree(root, ctx.worktree).catch(() => undefined);
-    rmSync(ctx.worktree, { recursive: true, force: true });
+    await discard(ctx);
   }
   await git.removeWorktree(root, ctx.worktree).catch(() => undefined);
   await git.addWorktree(root, ctx.worktree, sha);
+  vetted.add(ctx);
   await git.resetWorktree(ctx.worktree, sha);
   ctx.worktreeCleanAt = sha;
+}
+
+/** Checkouts whose index was looked at since this owner took them. */
+const vetted = new WeakSet<object>();
+
+async function discard(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
+  await ctx.deps.git.removeWorktree(ctx.deps.repoRoot, ctx.worktree).catch(() => undefined);
+  const common = commonGitDir(ctx.deps.repoRoot);
+  if (common) discardCheckout(common, ctx.worktree);
+  rmSync(ctx.worktree, { recursive: true, force: true });
 }
 
 /**
@@ -118,10 +180,13 @@ export function checkoutForReaders(
  * A finished run's worktrees: its own, and those of owners that died holding
  * it (named by their lease token; an agent they orphaned may have written there).
  */
-export async function removeRunWorktrees(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
+export async function removeRunWorktrees(ctx: Pick<RunContext, 'deps' | 'worktree' | 'run'>): Promise<void> {
   await Promise.allSettled([...(inFlight.get(ctx) ?? [])]);
-  const dir = dirname(ctx.worktree);
-  const prefix = basename(ctx.worktree).replace(/-\d+$/, '-');
+  // A pool lane stays for the next run; the checkouts of its own that owners made go.
+  await releaseCheckout(ctx);
+  const own = ownCheckoutDir(ctx.deps, ctx.run.id, 0);
+  const dir = dirname(own);
+  const prefix = basename(own).replace(/-\d+$/, '-');
   const all = existsSync(dir) ? readdirSync(dir).filter((e) => e.startsWith(prefix)) : [];
   for (const name of all) {
     const wt = join(dir, name);

@@ -108,6 +108,12 @@ export interface Git {
   /** HEAD sha of a worktree. */
   worktreeHead(dir: string): Promise<string>;
   /**
+   * Whether any index entry of the worktree is marked assume-unchanged or
+   * skip-worktree: git does not look at such a file, so an edit there
+   * survives `resetWorktree` (a pool checkout with one is rebuilt).
+   */
+  indexHidesEdits(dir: string): Promise<boolean>;
+  /**
    * Paths with uncommitted edits (including untracked); `code` is porcelain
    * v1 XY, and `conflict` marks unmerged paths.
    */

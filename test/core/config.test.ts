@@ -29,7 +29,23 @@ describe('parseConfig', () => {
       review: { chunkBytes: 200_000, ignoreLinguist: false, contextBytes: 100_000, temperature: 0 },
       admission: { costWindowSeconds: 86_400 },
       publish: { github: {}, gitlab: {} },
+      pool: { size: 4 },
     });
+  });
+
+  it('pool: a size from 0 to 64 and an optional directory; anything else names the key', () => {
+    const ok = parseConfig({ ...minimal(), pool: { dir: '/var/cache/revloop' } });
+    expect(ok.ok && ok.config.pool).toEqual({ size: 4, dir: '/var/cache/revloop' });
+    for (const [pool, path] of [
+      [{ size: -1 }, 'pool.size'],
+      [{ size: 65 }, 'pool.size'],
+      [{ size: 1.5 }, 'pool.size'],
+      [{ dir: '' }, 'pool.dir'],
+      [{ lanes: 2 }, 'pool.lanes'],
+    ] as const) {
+      const r = parseConfig({ ...minimal(), pool });
+      expect(r.ok ? null : r.path, JSON.stringify(pool)).toBe(path);
+    }
   });
 
   it('fills defaults inside a partly given section', () => {

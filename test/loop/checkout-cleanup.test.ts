@@ -30,6 +30,8 @@ describe('the checkout readied in the background (point 12)', () => {
             apiKeyEnv: 'NO_SUCH_KEY',
           },
         ],
+        // A checkout of the run's own, removed at its end (a pool lane stays: test/pool).
+        pool: { size: 0 },
       },
     });
     repos.push(r);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGit } from '../../src/git/index.js';
 import { RunBusyError } from '../../src/loop/errors.js';
+import { sweepPool } from '../../src/pool/gc.js';
 import { verifyRecordFile } from '../../src/record/verify.js';
 import {
   Crash,
@@ -113,7 +114,9 @@ describe("a crash before the fix's move of the run's ref landed", () => {
     expect(res.run.outcome).toBe('clear');
     expect(res.run.head).toBe(fixed);
     expect(git(fx.dir, ['rev-parse', ref])).toBe(fixed);
-    // The worktrees are gone; the ref alone keeps the fix through a gc.
+    // With the run's checkouts gone (its own at its end; the pool's lane, which stays for the
+    // next run, by `revloop gc`'s sweep), the ref alone keeps the fix through a gc.
+    sweepPool(join(fx.dir, '.git'), join(fx.dir, '.git', 'revloop', 'pool'));
     expect(
       git(fx.dir, ['worktree', 'list', '--porcelain'])
         .split('\n')

@@ -1,0 +1,154 @@
+/**
+ * The pool's lanes: a bounded set of linked worktrees of one repository,
+ * each taken by one run at a time (its lock) and kept across runs, so that a
+ * run's checkout moves from the last run's revision to its own by rewriting
+ * only the paths that differ.
+ *
+ * A lane's directory is named by its holder: `lane-<n>-<run>-<token>`. The
+ * run that takes a lane moves the entries of the last holder's directory
+ * into a new directory of its own name and deletes the old one, so an agent
+ * orphaned by an owner that died (one that left its process group) can
+ * reach the taker's checkout neither by the old path nor through its working
+ * directory, which stays the old, now deleted, directory. Only an agent
+ * already inside a subdirectory, or holding a file open, keeps reaching in;
+ * the taker's reset and clean run after the move.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import { type LaneLock, tryLaneLock } from './lane-lock.js';
+
+export interface Lane {
+  /** The checkout, named by its holder (it may not exist yet: then it is built). */
+  readonly dir: string;
+  readonly index: number;
+  release(): void;
+}
+
+export interface LaneRequest {
+  pool: string;
+  size: number;
+  /** The repository's common git dir (lanes' registrations live in its `worktrees/`). */
+  common: string;
+  runId: string;
+  token: number;
+}
+
+/** A lane for the run, or null when every lane is held (the caller makes a checkout of its own). */
+export function takeLane(req: LaneRequest): Lane | null {
+  mkdirSync(req.pool, { recursive: true });
+  for (let index = 0; index < req.size; index++) {
+    const lock = tryLaneLock(join(req.pool, `lane-${index}.lock`));
+    if (!lock) continue;
+    try {
+      const dir = join(req.pool, `lane-${index}-${req.runId}-${req.token}`);
+      moveInto(req, index, dir);
+      return { dir, index, release: () => lock.release() };
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+  return null;
+}
+
+/** Every `lane-<index>-…` directory in the pool (normally one). */
+export function laneDirs(pool: string, index: number): string[] {
+  if (!existsSync(pool)) return [];
+  const prefix = `lane-${index}-`;
+  return readdirSync(pool)
+    .filter((e) => e.startsWith(prefix) && !e.endsWith('.lock'))
+    .map((e) => join(pool, e));
+}
+
+/** The lane indexes present in the pool, from their lock files. */
+export function laneIndexes(pool: string): number[] {
+  if (!existsSync(pool)) return [];
+  return readdirSync(pool)
+    .map((e) => /^lane-(\d+)\.lock$/.exec(e)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export function tryLockLane(pool: string, index: number): LaneLock | null {
+  return tryLaneLock(join(pool, `lane-${index}.lock`));
+}
+
+/**
+ * Makes `dir` the lane's checkout: the last holder's entries moved in when
+ * its checkout can be reused as it is, else nothing (the caller builds it).
+ * Every other directory of the lane is discarded with its registration.
+ */
+function moveInto(req: LaneRequest, index: number, dir: string): void {
+  const found = laneDirs(req.pool, index);
+  const previous = found.find((d) => d !== dir && reusableAdmin(req.common, d) !== null);
+  if (previous && !existsSync(dir)) {
+    const admin = reusableAdmin(req.common, previous) as string;
+    mkdirSync(dir);
+    for (const entry of readdirSync(previous)) renameSync(join(previous, entry), join(dir, entry));
+    // What `git worktree repair` writes: the registration's way back to the checkout.
+    writeFileAtomic(join(admin, 'gitdir'), `${join(dir, '.git')}\n`);
+  }
+  for (const d of found) if (d !== dir) discardCheckout(req.common, d);
+}
+
+/**
+ * The registration (admin dir) of a lane checkout that may be reused: it is a
+ * linked worktree of this repository, not locked, with no git command cut
+ * short (index.lock) and no merge, rebase, cherry-pick, revert or bisect left
+ * in it. Anything else is rebuilt, never reviewed as it is. Null when not.
+ */
+export function reusableAdmin(common: string, dir: string): string | null {
+  const admin = adminOf(common, dir);
+  if (admin === null) return null;
+  for (const mark of BLOCKING_MARKS) if (existsSync(join(admin, mark))) return null;
+  return existsSync(join(admin, 'HEAD')) ? admin : null;
+}
+
+/** A checkout's registration under `<common>/worktrees/`, or null when it has none there. */
+function adminOf(common: string, dir: string): string | null {
+  try {
+    const dotGit = join(dir, '.git');
+    if (!statSync(dotGit).isFile()) return null;
+    const admin = resolve(
+      dir,
+      readFileSync(dotGit, 'utf8')
+        .replace(/^gitdir: /, '')
+        .trim(),
+    );
+    const rel = relative(join(common, 'worktrees'), admin);
+    return rel && !rel.startsWith('..') && !rel.includes(sep) ? admin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Deletes a lane checkout and its registration (what `git worktree remove --force --force` does, locked or not). */
+export function discardCheckout(common: string, dir: string): void {
+  const admin = adminOf(common, dir);
+  // Renamed first: whatever still writes into it (an orphaned agent) cannot make its removal fail.
+  const doomed = join(
+    dirname(dir),
+    `trash-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  );
+  try {
+    renameSync(dir, doomed);
+  } catch {
+    // gone already
+  }
+  rmSync(doomed, { recursive: true, force: true });
+  if (admin) rmSync(admin, { recursive: true, force: true });
+}
+
+const BLOCKING_MARKS = [
+  'locked',
+  'index.lock',
+  'HEAD.lock',
+  'MERGE_HEAD',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'BISECT_LOG',
+  'rebase-merge',
+  'rebase-apply',
+];
