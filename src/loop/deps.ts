@@ -10,6 +10,7 @@ import type { Clock, Random } from '../ports/clock.js';
 import type { Git } from '../ports/git.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { Store } from '../ports/store.js';
+import type { runCheck } from './run-check.js';
 
 export type ReviewerFactory = (
   cfg: AgentConfig | ReviewerConfig,
@@ -54,4 +55,6 @@ export interface LoopDeps {
   signal?: AbortSignal | undefined;
   /** A fresh, unique run id. */
   newRunId: () => string;
+  /** Runs one configured check; run-check.ts (a real process) unless a test simulates checks. */
+  runCheck?: typeof runCheck | undefined;
 }

@@ -18,9 +18,10 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   const head = ctx.run.head;
   await ensureWorktree(ctx, head);
   const results: CheckResult[] = [];
+  const run = ctx.deps.runCheck ?? runCheck;
   for (const check of ctx.loaded.config.checks) {
     ctx.checkBudgets();
-    results.push(await runCheck(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
+    results.push(await run(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
     ctx.worktreeCleanAt = null;
     await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
   }

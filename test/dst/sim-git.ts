@@ -1,0 +1,267 @@
+/**
+ * An in-memory Git port for the simulation: a commit is a map path→content
+ * with a parent, named by a deterministic sha (sha1 of its parent and files),
+ * so the same schedule makes the same commits. Worktrees are maps too; their
+ * directories are created on disk only because the driver asks the file
+ * system whether a checkout exists.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
+import { mapLineThrough } from '../../src/git/map-line.js';
+import { sha256 } from '../../src/io/hash.js';
+import type { ChangedFile, FileHunks, Git } from '../../src/ports/git.js';
+import { fileDiffText, lineHunks } from './line-diff.js';
+
+type Files = ReadonlyMap<string, string>;
+
+interface Commit {
+  parent: string | null;
+  files: Files;
+}
+
+export interface SimWorktree {
+  head: string;
+  files: Map<string, string>;
+}
+
+export class SimGit implements Git {
+  private readonly commits = new Map<string, Commit>();
+  private readonly refs = new Map<string, string>();
+  private readonly worktrees = new Map<string, SimWorktree>();
+
+  constructor(readonly repoRoot: string) {}
+
+  /** Makes a commit (as a person pushing would) and returns its sha. */
+  commit(parent: string | null, files: Record<string, string> | Files): string {
+    const map = new Map(files instanceof Map ? files : Object.entries(files));
+    const sorted = [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    const sha = createHash('sha1')
+      .update(JSON.stringify([parent, sorted]))
+      .digest('hex');
+    if (!this.commits.has(sha)) this.commits.set(sha, { parent, files: map });
+    return sha;
+  }
+
+  setRef(ref: string, sha: string): void {
+    this.refs.set(ref, sha);
+  }
+
+  ref(ref: string): string | undefined {
+    return this.refs.get(ref);
+  }
+
+  filesAt(sha: string): Files {
+    return this.get(sha).files;
+  }
+
+  /** The fixer's view: the worktree it was given, to edit in place. */
+  worktree(dir: string): SimWorktree | undefined {
+    return this.worktrees.get(dir);
+  }
+
+  async root(): Promise<string> {
+    return this.repoRoot;
+  }
+
+  async locate(_dir: string, head: string, base: string, named: string | null) {
+    const h = this.lookup(head);
+    const b = this.lookup(base);
+    if (!h || !b) return null;
+    return {
+      root: this.repoRoot,
+      head: h,
+      base: b,
+      mergeBase: this.mergeBaseOf(b, h),
+      fullName: named ? this.fullName(named) : null,
+    };
+  }
+
+  async resolve(repo: string, ref: string): Promise<string> {
+    const sha = this.lookup(ref);
+    if (!sha) throw new UnknownRefError(ref, repo);
+    return sha;
+  }
+
+  async fullRefName(_repo: string, rev: string): Promise<string | null> {
+    return this.fullName(rev);
+  }
+
+  async refHolds(_repo: string, ref: string, sha: string): Promise<boolean> {
+    return this.refs.get(ref) === sha;
+  }
+
+  async commitExists(_repo: string, sha: string): Promise<boolean> {
+    return this.commits.has(sha);
+  }
+
+  async mergeBase(repo: string, a: string, b: string): Promise<string> {
+    this.get(a, repo);
+    this.get(b, repo);
+    const mb = this.mergeBaseOf(a, b);
+    if (!mb) throw new GitError('git', ['merge-base', a, b], 1, 'no merge base');
+    return mb;
+  }
+
+  async diffDigest(_repo: string, base: string, head: string): Promise<string> {
+    return sha256(this.diffOf(base, head));
+  }
+
+  async diffRead(_repo: string, base: string, head: string, maxBytes: number) {
+    const text = this.diffOf(base, head);
+    return { digest: sha256(text), text: Buffer.byteLength(text) > maxBytes ? null : text };
+  }
+
+  async diffText(_repo: string, base: string, head: string): Promise<string> {
+    return this.diffOf(base, head);
+  }
+
+  async changedFiles(_repo: string, base: string, head: string): Promise<ChangedFile[]> {
+    return this.changed(base, head).map(({ path, from, to }) => ({
+      path,
+      oldPath: path,
+      status: from === undefined ? 'added' : to === undefined ? 'deleted' : 'modified',
+    }));
+  }
+
+  async hunks(_repo: string, base: string, head: string): Promise<FileHunks[]> {
+    return this.changed(base, head).map(({ path, from, to }) => ({
+      path,
+      oldPath: path,
+      hunks: lineHunks(from ?? '', to ?? ''),
+    }));
+  }
+
+  async mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null> {
+    const f = (await this.hunks(repo, from, to)).find((x) => x.path === path);
+    if (!f) return this.get(to).files.has(path) ? line : null;
+    return mapLineThrough(f, line, !this.get(to).files.has(path));
+  }
+
+  async readFile(repo: string, sha: string, path: string): Promise<Buffer | null> {
+    const text = this.get(sha, repo).files.get(path);
+    return text === undefined ? null : Buffer.from(text);
+  }
+
+  async addWorktree(repo: string, dir: string, sha: string): Promise<void> {
+    if (this.worktrees.has(dir)) throw new GitError('git', ['worktree', 'add', dir], 128, 'already exists');
+    const files = new Map(this.get(sha, repo).files);
+    mkdirSync(dir, { recursive: true });
+    this.worktrees.set(dir, { head: sha, files });
+  }
+
+  async removeWorktree(_repo: string, dir: string): Promise<void> {
+    const had = this.worktrees.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+    if (!had) throw new GitError('git', ['worktree', 'remove', dir], 128, 'not a working tree');
+  }
+
+  async cleanWorktree(dir: string): Promise<void> {
+    const wt = this.wt(dir);
+    const tracked = this.get(wt.head).files;
+    for (const p of [...wt.files.keys()]) if (!tracked.has(p)) wt.files.delete(p);
+  }
+
+  async resetWorktree(dir: string, sha: string): Promise<void> {
+    const wt = this.wt(dir);
+    wt.head = sha;
+    wt.files = new Map(this.get(sha).files);
+  }
+
+  async worktreeHead(dir: string): Promise<string> {
+    return this.wt(dir).head;
+  }
+
+  async status(dir: string): Promise<{ path: string; code: string }[]> {
+    // The user's own tree is never touched in the simulation.
+    if (dir === this.repoRoot) return [];
+    const wt = this.wt(dir);
+    return this.changedMaps(this.get(wt.head).files, wt.files).map(({ path, from, to }) => ({
+      path,
+      code: from === undefined ? '??' : to === undefined ? ' D' : ' M',
+    }));
+  }
+
+  async commitAll(
+    dir: string,
+    parent: string,
+    _message: string,
+    opts?: { afterStaging?: () => void },
+  ): Promise<string | null> {
+    const wt = this.wt(dir);
+    if (wt.head !== parent) throw new WorktreeMovedError(dir, parent, wt.head);
+    opts?.afterStaging?.();
+    if (this.changedMaps(this.get(parent).files, wt.files).length === 0) return null;
+    wt.head = this.commit(parent, wt.files);
+    return wt.head;
+  }
+
+  async setHead(dir: string, sha: string, expected: string): Promise<void> {
+    const wt = this.wt(dir);
+    if (wt.head !== expected) throw new WorktreeMovedError(dir, expected, wt.head);
+    wt.head = sha;
+  }
+
+  async updateRef(_repo: string, ref: string, sha: string, expectOld?: string): Promise<void> {
+    const now = this.refs.get(ref) ?? null;
+    if (expectOld !== undefined && now !== expectOld) throw new RefMovedError(ref, expectOld, now);
+    this.get(sha);
+    this.refs.set(ref, sha);
+  }
+
+  async fastForward(_repo: string, ref: string, from: string, to: string) {
+    await this.updateRef(this.repoRoot, ref, to, from);
+    return { checkout: null };
+  }
+
+  private lookup(ref: string): string | undefined {
+    return (
+      this.refs.get(ref) ?? this.refs.get(`refs/heads/${ref}`) ?? (this.commits.has(ref) ? ref : undefined)
+    );
+  }
+
+  private fullName(rev: string): string | null {
+    if (this.refs.has(rev) && rev.startsWith('refs/')) return rev;
+    return this.refs.has(`refs/heads/${rev}`) ? `refs/heads/${rev}` : null;
+  }
+
+  private get(sha: string, repo = this.repoRoot): Commit {
+    const c = this.commits.get(sha);
+    if (!c) throw new UnknownRefError(sha, repo);
+    return c;
+  }
+
+  private wt(dir: string): SimWorktree {
+    const wt = this.worktrees.get(dir);
+    if (!wt) throw new GitError('git', ['-C', dir, 'status'], 128, `not a git repository: ${dir}`);
+    return wt;
+  }
+
+  private mergeBaseOf(a: string, b: string): string | null {
+    const seen = new Set<string>();
+    for (let c: string | null = a; c; c = this.get(c).parent) seen.add(c);
+    for (let c: string | null = b; c; c = this.get(c).parent) if (seen.has(c)) return c;
+    return null;
+  }
+
+  private diffOf(base: string, head: string): string {
+    return this.changed(base, head)
+      .map(({ path, from, to }) => fileDiffText(path, from ?? null, to ?? null))
+      .join('');
+  }
+
+  private changed(base: string, head: string) {
+    return this.changedMaps(this.get(base).files, this.get(head).files);
+  }
+
+  private changedMaps(a: Files, b: Files): { path: string; from?: string; to?: string }[] {
+    const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
+    return paths.flatMap((path) => {
+      const from = a.get(path);
+      const to = b.get(path);
+      return from === to
+        ? []
+        : [{ path, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }];
+    });
+  }
+}
