@@ -14,10 +14,10 @@ import { describeFailure, runSchedules } from './runner.js';
 const scratch = () => mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'revloop-dst-test-'));
 
 describe('deterministic simulation', () => {
-  it('500 schedules hold invariants 1–14 and replay identically', { timeout: 600_000 }, async () => {
-    const s = await runSchedules({ seed: 20_000, schedules: 500, scratch: scratch() });
+  it('2,000 schedules hold invariants 1–14 and replay identically', { timeout: 600_000 }, async () => {
+    const s = await runSchedules({ seed: 20_000, schedules: 2000, scratch: scratch() });
     expect(s.failed.map((r) => describeFailure(r))).toEqual([]);
-    expect(s.schedules).toBe(500);
+    expect(s.schedules).toBe(2000);
     // The schedules reach the outcomes and the faults they are meant to.
     expect(s.crashes).toBeGreaterThan(150);
     expect(Object.keys(s.ends).some((e) => e.startsWith('completed/clear'))).toBe(true);

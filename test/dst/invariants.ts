@@ -18,13 +18,13 @@ import type {
   VerdictRow,
 } from '../../src/core/ledger.js';
 import { CONTROLLER_REVIEWER } from '../../src/core/run-report.js';
+import { KEY_HOLDING } from '../../src/core/run-state.js';
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { DecideResult } from '../../src/loop/stages/decide.js';
 import type { ReviewResult } from '../../src/loop/stages/review.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/record/keys.js';
 import { verifyRecord } from '../../src/record/verify.js';
-import { KEY_HOLDING } from '../../src/store/shared/rules.js';
 import type { Invocation } from './agents.js';
 import type { SimConfig, World } from './world.js';
 
@@ -111,7 +111,12 @@ export const CHECKERS: Record<string, Checker> = {
     for (const a of l.attempts.filter((x) => x.round === last)) {
       if (!l.verdicts.some((v) => v.callKey === a.callKey))
         out.push(
-          `clear, but the ${a.stage} call of ${a.reviewer} in round ${last} ended ${a.class} with no verdict`,
+          `clear, but the ${a.stage} call of ${a.reviewer} in round ${last} ended ${a.class} with no verdict (call ${a.callKey.slice(0, 12)}; its verdicts there: ${
+            l.verdicts
+              .filter((v) => v.round === last && v.reviewer === a.reviewer)
+              .map((v) => v.callKey.slice(0, 12))
+              .join(', ') || 'none'
+          })`,
         );
     }
     return out;

@@ -44,6 +44,15 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
       /still started in a \w+\/(unresumable|rules_changed) run$/.test(v.message),
   },
   {
+    id: 'begun-attempt-left-when-its-ack-is-lost',
+    why:
+      'a beginAttempt whose write lands but whose answer is lost (a store error after the commit) is taken by ' +
+      'callAgent (src/loop/call.ts) as a failed call; the run ends failed/retries_exhausted with that attempt ' +
+      '`started`: bookkeeping of invariant 7, never a clear (found once concurrent reviewers merged, issue 17)',
+    matches: (v) =>
+      v.invariant.startsWith('7 ') && /still started in a failed\/retries_exhausted run$/.test(v.message),
+  },
+  {
     id: 'unhandled-user-tree-read',
     why:
       "fixStage (src/loop/stages/fix.ts) starts `git status` of the user's tree before the fixer's call and " +

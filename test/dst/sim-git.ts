@@ -32,6 +32,20 @@ export class SimGit implements Git {
 
   constructor(readonly repoRoot: string) {}
 
+  /** One simulated repository: its identity is its root, and nobody has a branch checked out. */
+  async identity(root: string): Promise<string> {
+    return `sim:${root}`;
+  }
+
+  async currentBranch(_root: string): Promise<string | null> {
+    return null;
+  }
+
+  /** A simulated checkout has no index flags that could hide an edit. */
+  async indexHidesEdits(_dir: string): Promise<boolean> {
+    return false;
+  }
+
   /** Makes a commit (as a person pushing would) and returns its sha. */
   commit(parent: string | null, files: Record<string, string> | Files): string {
     const map = new Map(files instanceof Map ? files : Object.entries(files));
