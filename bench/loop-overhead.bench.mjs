@@ -6,7 +6,7 @@
 // a jump here means something got slower. Prints where the best run's
 // controller time went, and the controller's cost per round with instant
 // reviewers (ms per round).
-import { loopOnce, median, pct, REVIEWERS, ROUNDS } from './lib/review-loop.mjs';
+import { loopOnce, median, pct, ROUNDS } from './lib/review-loop.mjs';
 
 const DELAY_MS = 200;
 

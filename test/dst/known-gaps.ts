@@ -50,7 +50,8 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
       'callAgent (src/loop/call.ts) as a failed call; the run ends failed (retries_exhausted, malformed) with that attempt ' +
       '`started`: bookkeeping of invariant 7, never a clear (found once concurrent reviewers merged, issue 17)',
     matches: (v) =>
-      v.invariant.startsWith('7 ') && /still started in a failed\/(retries_exhausted|malformed) run$/.test(v.message),
+      v.invariant.startsWith('7 ') &&
+      /still started in a failed\/(retries_exhausted|malformed) run$/.test(v.message),
   },
   {
     id: 'unhandled-user-tree-read',
