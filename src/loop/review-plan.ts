@@ -11,7 +11,7 @@ import { partitionFiles } from '../core/coverage.js';
 import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../core/ignore.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot } from '../core/types.js';
-import { diffSections } from '../git/diff-sections.js';
+import type { Git } from '../ports/git.js';
 import { RunEnd } from './run-context.js';
 
 export interface ReviewPlan {
@@ -23,15 +23,16 @@ export interface ReviewPlan {
   isIgnored: IgnoreMatcher;
 }
 
-export function planReview(snapshot: Snapshot, diff: string): ReviewPlan {
+/** `sections`: the Git port's reading of the diff's format (src/git/diff-sections.ts). */
+export function planReview(snapshot: Snapshot, diff: string, sections: Git['diffSections']): ReviewPlan {
   const limit = snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const isIgnored = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
-  const sections = diffSections(diff, limit);
-  const files = sections.map((s) => s.path);
+  const bySection = sections(diff, limit);
+  const files = bySection.map((s) => s.path);
   const { ignored } = partitionFiles(files, isIgnored);
   const left = new Set(ignored.map((i) => i.path));
   // Nothing ignored: the sections are the whole diff, so one chunk's text is the diff, byte for byte.
-  const kept = left.size === 0 ? sections : sections.filter((s) => !left.has(s.path));
+  const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
   const plan = planChunks(kept, limit);
   if (!plan.ok)
     throw new RunEnd(

@@ -2,6 +2,7 @@
  * Git plumbing the loop needs. Implemented over the git binary (never a shell)
  * in src/git; nothing else in revloop runs git.
  */
+import type { DiffSection } from '../core/chunks.js';
 
 export interface ChangedFile {
   path: string;
@@ -49,6 +50,12 @@ export interface Git {
     mergeBase: string | null;
     fullName: string | null;
   } | null>;
+  /**
+   * A canonical diff cut into one section per file (and, for a file over
+   * `pieceOver` bytes, its hunks): pure over text, here because it reads
+   * git's diff format. The sections joined are the diff, byte for byte.
+   */
+  diffSections(diff: string, pieceOver: number): DiffSection[];
   /**
    * The repository's identity across machines: the origin remote's URL
    * (without credentials or a trailing .git), else `file://<root>`. Admission

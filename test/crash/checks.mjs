@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { git } from './template.mjs';
 import { readLedger } from './trial.mjs';
 
+/** Calls the crash template can have in flight at once: its two reviewers (template.mjs). */
+const CALLS_IN_FLIGHT = 2;
+
 const TERMINAL = new Set(['completed', 'failed', 'aborted', 'timed_out', 'unknown']);
 /** Classes after which the same call key is legitimately called again. */
 const REPLAYED = new Set(['unknown', 'unavailable', 'rate_limited', 'timeout', 'truncated']);
@@ -145,7 +148,12 @@ export function judge(trial, expect) {
       if (verdict && i.at > verdict.recorded_at) say(`call ${k}: invoked after its verdict was recorded`);
     }
   }
-  if (unknownAttempts > kills) say(`${unknownAttempts} attempts interrupted but only ${kills} kills`);
+  // A kill interrupts every call in flight: the template's two reviewers run side by side
+  // (review.concurrency defaults to all of them), every other call alone.
+  if (unknownAttempts > kills * CALLS_IN_FLIGHT)
+    say(
+      `${unknownAttempts} attempts interrupted but only ${kills} kills (at most ${CALLS_IN_FLIGHT} calls in flight each)`,
+    );
 
   for (const bad of partialCommits(trial.dir, expect.calcLines)) say(bad);
   const status = git(trial.dir, ['status', '--porcelain']);

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
+import { diffSections } from '../../src/git/diff-sections.js';
 import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
 import { mapLineThrough } from '../../src/git/map-line.js';
 import { sha256 } from '../../src/io/hash.js';
@@ -40,6 +41,9 @@ export class SimGit implements Git {
   async currentBranch(_root: string): Promise<string | null> {
     return null;
   }
+
+  /** The diff's format is git's: the real reader, pure over text. */
+  diffSections = diffSections;
 
   /** A simulated checkout has no index flags that could hide an edit. */
   async indexHidesEdits(_dir: string): Promise<boolean> {

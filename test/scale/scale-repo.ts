@@ -51,6 +51,8 @@ refuter:
 budgets: { rounds: 2, wallSeconds: 600, costUsd: 1 }
 timeouts: { callSeconds: 60 }
 retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 500 }
+# The lease and queue tests count an agent's calls one at a time; concurrency is test/review-scale's.
+review: { concurrency: 1 }
 `;
 
 export async function makeScaleRepo(n: number): Promise<ScaleRepo> {

@@ -74,7 +74,7 @@ export async function reviewStage(
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
-  const plan = planReview(ctx.snapshot, diff);
+  const plan = planReview(ctx.snapshot, diff, ctx.deps.git.diffSections);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
