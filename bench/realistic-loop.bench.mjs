@@ -58,7 +58,7 @@ export default async function () {
   });
   const worst = Math.max(...summary.map((s) => s.bestOverhead));
   const lines = [
-    `${ROUNDS} rounds x (${REVIEWERS.length} reviewers + fixer) x ${CALL_MS} ms calls: ${ROUNDS * (REVIEWERS.length + 1) * CALL_MS} ms of agent time nominal; median of ${PAIRS} loops per setting`,
+    `${ROUNDS} rounds x (${REVIEWERS.length} reviewers side by side + fixer) x ${CALL_MS} ms calls: ${ROUNDS * 2 * CALL_MS} ms of agent time nominal; median of ${PAIRS} loops per setting`,
     ...summary.map(
       (s) =>
         `${s.mode}: wall ${s.wallMs.toFixed(0)} ms, controller ${s.controllerMs.toFixed(0)} ms = ${pct(s.overhead)} of wall, best ${s.bestControllerMs.toFixed(0)} ms = ${pct(s.bestOverhead)} (runs: ${s.all.map((r) => (r.ms - r.reviewerMs - r.fixerMs).toFixed(0)).join(', ')} ms)`,

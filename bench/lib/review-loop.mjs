@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { timeAgentCalls } from '../timed-calls.mjs';
 
 const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
 export const ROUNDS = 5;
@@ -80,30 +81,14 @@ export async function loopOnce(reviewerMs, fixerMs = 0) {
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
     const calls = [];
-    const create = deps.createReviewer;
-    deps.createReviewer = (cfg, c) => {
-      const r = create(cfg, c);
-      return {
-        ...r,
-        name: r.name,
-        usesCheckout: r.usesCheckout,
-        async call(req) {
-          const start = performance.now();
-          try {
-            return await r.call(req);
-          } finally {
-            calls.push({ role: c.role, start, end: performance.now() });
-          }
-        },
-      };
-    };
+    timeAgentCalls(deps, (x) => calls.push(x));
     const t0 = performance.now();
     const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
     const t1 = performance.now();
     if (res.kind !== 'run' || res.run.stopReason !== 'budget' || res.run.roundsDone !== ROUNDS)
       throw new Error(`unexpected run: ${JSON.stringify(res.run ?? res)}`);
-    const timeOf = (role) =>
-      calls.filter((x) => x.role === role).reduce((sum, x) => sum + x.end - x.start, 0);
+    // Reviewers of a round run side by side: their time is the union of their calls, not the sum.
+    const timeOf = (role) => unionMs(calls.filter((x) => x.role === role));
     return {
       ms: t1 - t0,
       reviewerMs: timeOf('reviewer'),
@@ -121,6 +106,18 @@ export async function loopOnce(reviewerMs, fixerMs = 0) {
 }
 
 /** Where the controller's time went: the gaps before each agent call, by what came before it, and after the last one. */
+/** Time covered by at least one of the intervals. */
+function unionMs(intervals) {
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const x of [...intervals].sort((a, b) => a.start - b.start)) {
+    if (x.end <= end) continue;
+    total += x.end - Math.max(x.start, end);
+    end = x.end;
+  }
+  return total;
+}
+
 function windowsOf(calls, t0, t1) {
   const w = { admission: 0, betweenReviewers: 0, reviewsToFixer: 0, fixerToReview: 0, fixerCalls: 0, end: 0 };
   let prev = null;
