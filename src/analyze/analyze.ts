@@ -3,6 +3,7 @@
  * simulator. Definitions are in docs/sim.md ("analyze"); each field below
  * names the rule it implements. Linear in the log's size.
  */
+import type { StopRule } from '../core/choices.js';
 import { type ParsedRoundLog, parseRoundLog } from './schema.js';
 import { countRuleProgress, liveStopAt } from './stop-rule.js';
 
@@ -51,7 +52,7 @@ export interface AnalyzeResult {
   /** Rounds k >= 2 whose blocking is not below round k-1's while round k-1's was above 0 (the seed's reading). */
   divergentRounds: number[];
   /** `evidence` when every round carries the live loop's recorded progress, else the seed's `count` rule. */
-  stopRule: 'evidence' | 'count';
+  stopRule: StopRule;
   /** The window the rule was applied with: the log's `stopWindow`, else 2. */
   stopWindow: number;
   /** Where the live decision (core's stop rule) stops on this log by `stopRule`, or null. */

@@ -73,8 +73,11 @@ if (process.argv[2] === 'verify') {
 
 const { Command: CliCommand, CommanderError, Option } = await import('commander');
 // Fixed choices are listed once, beside what reads them; commander refuses anything else (exit 2).
-const { CONFIG_SOURCES, SETTLE_DECISIONS } = await import('../core/choices.js');
+const { CONFIG_SOURCES, INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS, SETTLE_DECISIONS, STOP_RULES } = await import(
+  '../core/choices.js'
+);
 const { EXPORT_FORMATS } = await import('../report/formats.js');
+const { PRESET_NAMES } = await import('../sim/params.js');
 const configFrom = (help: string) =>
   new Option('--config-from <where>', help).choices(CONFIG_SOURCES).default('base');
 
@@ -117,14 +120,17 @@ const withPublish = (c: Cli) =>
       '--token-env <name>',
       'environment variable holding the token (default: GITHUB_TOKEN / GITLAB_TOKEN)',
     )
-    .option('--event <e>', 'review event when blockers stand: COMMENT (default) or REQUEST_CHANGES')
+    // No commander default: a flag given wins over the config's publish.github.event, an absent one does not.
+    .addOption(
+      new Option('--event <e>', 'review event when blockers stand (default COMMENT)').choices(REVIEW_EVENTS),
+    )
     .option('--no-suggestions', "do not offer the fixer's changes as suggestions")
     .option('--suggestion-lines <n>', 'longest fixer change offered as a suggestion (default 10)')
     .addOption(
       new Option(
         '--incomplete <c>',
-        'check conclusion for a run that did not complete: neutral (default) or failure',
-      ).choices(['neutral', 'failure']),
+        'check conclusion for a run that did not complete (default neutral)',
+      ).choices(INCOMPLETE_CONCLUSIONS),
     )
     .option('--key <pub...>', "trusted public key file(s) for the record's verification")
     .option('--keys-from <ref>', 'trust the keys listed in the config at this ref');
@@ -266,7 +272,7 @@ program
 program
   .command('sim')
   .description('Loop Lab: Monte-Carlo model of review-loop convergence')
-  .option('--preset <p>', 'healthy | hostile | oscillating | inflating')
+  .addOption(new Option('--preset <p>', 'a hostility preset (docs/sim.md)').choices(PRESET_NAMES))
   .option('--upgrades <list>', 'U1,U2,U3,U4 (or "none")')
   .option('--trials <n>', 'trials per side')
   .option('--seed <n>', 'random seed')
@@ -287,7 +293,12 @@ program
   .option('--max-rounds <n>', 'horizon: rounds simulated at most, every side')
   .option('--stop-window <n>', "the live policy's stopWindow")
   .option('--shrink-ratio <r>', "the live policy's shrinkRatio")
-  .option('--stop-rule <r>', "evidence (the live rule) | count (the seed's rate rule)")
+  .addOption(
+    new Option(
+      '--stop-rule <r>',
+      "U4's rule: the live loop's evidence (default), or the seed's rate rule (count)",
+    ).choices(STOP_RULES),
+  )
   .option('--fit <files...>', 'estimate the environment from exported round logs, then simulate that team')
   .option('--sweep', 'sweep stopWindow, shrinkRatio and upgrades on/off; recommend a policy')
   .option('--svg <file>', 'write the chart as SVG')

@@ -4,6 +4,7 @@
  * nowhere else.
  */
 import { z } from 'zod';
+import { INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS } from './choices.js';
 import { globProblem } from './ignore.js';
 
 const argv = z.array(z.string().min(1)).min(1);
@@ -163,7 +164,7 @@ const forgePublishFields = {
     .optional()
     .describe('A fixer change longer than this many lines is not offered as a suggestion (default 10).'),
   incomplete: z
-    .enum(['neutral', 'failure'])
+    .enum(INCOMPLETE_CONCLUSIONS)
     .optional()
     .describe('The check of a run that did not complete (default neutral; never success).'),
 };
@@ -173,7 +174,7 @@ export const publishSchema = z
     github: z
       .strictObject({
         event: z
-          .enum(['COMMENT', 'REQUEST_CHANGES'])
+          .enum(REVIEW_EVENTS)
           .optional()
           .describe('The review event when blockers stand (default COMMENT).'),
         ...forgePublishFields,

@@ -4,6 +4,7 @@
  * The planner (plan.ts) is a pure function from the first two to the third;
  * each forge's executor only carries the plan out.
  */
+import type { IncompleteConclusion, ReviewEvent } from '../core/choices.js';
 import type { NotBlockingBecause } from '../core/run-report.js';
 import type { Outcome, RunStatus, Severity, StopReason } from '../core/types.js';
 import type { CommentableLines } from './diff-lines.js';
@@ -107,12 +108,12 @@ export interface ForgeState {
 
 export interface PublishOptions {
   /** GitHub's review event when blockers stand. */
-  event: 'COMMENT' | 'REQUEST_CHANGES';
+  event: ReviewEvent;
   suggestions: boolean;
   /** A fixer's change longer than this many lines is not offered as a suggestion. */
   suggestionLines: number;
   /** The check's conclusion for a run that did not complete. */
-  incomplete: 'neutral' | 'failure';
+  incomplete: IncompleteConclusion;
 }
 
 /** The fixer's version of a blocker's lines, at the live head (src/forge/suggestion.ts). */
@@ -138,7 +139,7 @@ export type PublishAction =
   | {
       kind: 'create_summary';
       commitId: string;
-      event: 'COMMENT' | 'REQUEST_CHANGES';
+      event: ReviewEvent;
       body: string;
       comments: NewComment[];
     }

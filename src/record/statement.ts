@@ -47,6 +47,14 @@ export interface ReviewPredicate {
   endedAt: string | null;
 }
 
+/**
+ * A writer's type as a reader that checked only the keys in `Checked` may use
+ * it: every key the writer writes is there (a field added to the writer shows
+ * up in the reader's type without being written again), the checked ones at
+ * the writer's type, the rest `unknown` until the reader checks them too.
+ */
+export type AsRead<T, Checked extends keyof T> = { [K in keyof T]: K extends Checked ? T[K] : unknown };
+
 export interface Statement {
   _type: typeof STATEMENT_TYPE;
   subject: { name: string; digest: { gitCommit: string } }[];

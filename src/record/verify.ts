@@ -12,12 +12,19 @@
 import { readFileSync } from 'node:fs';
 import { type Coverage, uncovered } from '../core/coverage.js';
 import { RevloopError } from '../core/errors.js';
+import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
 import { checkSignatures, IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from './dsse.js';
 import { loadVerifiers } from './keys.js';
-import { PREDICATE_TYPE, PREDICATE_VERSION, STATEMENT_TYPE } from './statement.js';
+import {
+  type AsRead,
+  PREDICATE_TYPE,
+  PREDICATE_VERSION,
+  type ReviewPredicate,
+  STATEMENT_TYPE,
+} from './statement.js';
 import { type TrustedKeys, trustedKeys } from './trusted-keys.js';
 
 export const VerifyCode = {
@@ -86,24 +93,32 @@ export interface VerifyOptions {
   subject?: string | undefined;
 }
 
-interface Predicate {
-  version: unknown;
-  runId: string;
-  snapshot: {
-    base: string;
-    head: string;
-    mergeBase: string;
-    criteriaPath: string;
-    criteriaDigest: string;
-    configFrom?: unknown;
-    configPath?: unknown;
-  };
-  finalHead: string;
-  finalDiffDigest: string;
-  status: string;
-  outcome: string | null;
-  coverage?: unknown;
-}
+/** The snapshot and predicate keys {@link checkShape} checks before anything reads them. */
+const SNAPSHOT_COMMITS = ['base', 'head', 'mergeBase'] as const satisfies readonly (keyof Snapshot)[];
+const SNAPSHOT_STRINGS = ['criteriaPath', 'criteriaDigest'] as const satisfies readonly (keyof Snapshot)[];
+const PREDICATE_STRINGS = [
+  'runId',
+  'finalHead',
+  'finalDiffDigest',
+] as const satisfies readonly (keyof ReviewPredicate)[];
+type CheckedSnapshot = (typeof SNAPSHOT_COMMITS)[number] | (typeof SNAPSHOT_STRINGS)[number];
+type CheckedPredicate = (typeof PREDICATE_STRINGS)[number] | 'version' | 'status' | 'outcome';
+
+/**
+ * The predicate as verify reads it, derived from the writer's type (issue 16,
+ * point 10): every field `buildStatement` writes, the checked ones at the
+ * writer's type, the others `unknown` (coverage, configFrom, configPath and
+ * reviewers are read only after a check of their own). Generic so a test can
+ * show that a field the writer adds reaches this type.
+ */
+export type VerifiedPredicate<P extends ReviewPredicate = ReviewPredicate> = Omit<
+  AsRead<P, CheckedPredicate>,
+  'snapshot'
+> & { snapshot: AsRead<P['snapshot'], CheckedSnapshot> };
+type Predicate = VerifiedPredicate;
+
+const RUN_STATUSES: readonly string[] = Object.values(RunStatus);
+const OUTCOMES: readonly string[] = Object.values(Outcome);
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const short = (sha: string): string => sha.slice(0, 7);
@@ -284,8 +299,9 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
 function coverageGap(p: Predicate): string | null {
   if (p.coverage === undefined) return null;
   const cov = p.coverage as Record<string, Coverage> | null;
-  const names =
-    (p.snapshot as { reviewers?: { name?: unknown }[] }).reviewers?.map((r) => String(r.name)) ?? [];
+  const reviewers = p.snapshot.reviewers;
+  if (!Array.isArray(reviewers)) return 'snapshot.reviewers is not a list';
+  const names = reviewers.map((r: { name?: unknown } | null) => String(r?.name));
   if (typeof cov !== 'object' || cov === null) return 'predicate.coverage is not an object';
   for (const name of names) {
     const c = cov[name];
@@ -341,14 +357,18 @@ function checkShape(s: Record<string, unknown>): Predicate | string {
     return 'subject must be one git commit';
   const snap = p.snapshot as Record<string, unknown> | null;
   if (typeof snap !== 'object' || snap === null) return 'predicate has no snapshot';
-  for (const k of ['base', 'head', 'mergeBase'] as const)
+  for (const k of SNAPSHOT_COMMITS)
     if (typeof snap[k] !== 'string' || !SHA.test(snap[k] as string)) return `snapshot.${k} is not a commit`;
-  for (const k of ['criteriaPath', 'criteriaDigest'] as const)
-    if (typeof snap[k] !== 'string') return `snapshot.${k} is missing`;
-  for (const k of ['runId', 'finalHead', 'finalDiffDigest', 'status'] as const)
-    if (typeof p[k] !== 'string') return `predicate.${k} is missing`;
-  if (p.finalHead !== commit) return 'subject and predicate.finalHead differ';
+  for (const k of SNAPSHOT_STRINGS) if (typeof snap[k] !== 'string') return `snapshot.${k} is missing`;
+  for (const k of PREDICATE_STRINGS) if (typeof p[k] !== 'string') return `predicate.${k} is missing`;
+  if (typeof p.status !== 'string') return 'predicate.status is missing';
+  if (!RUN_STATUSES.includes(p.status))
+    return `predicate.status ${JSON.stringify(p.status)} is not a run status`;
   if (p.outcome !== null && typeof p.outcome !== 'string') return 'predicate.outcome is not a string';
+  if (p.outcome !== null && !OUTCOMES.includes(p.outcome))
+    return `predicate.outcome ${JSON.stringify(p.outcome)} is not an outcome`;
+  if (p.finalHead !== commit) return 'subject and predicate.finalHead differ';
+  // Every key of CheckedPredicate and CheckedSnapshot was checked above; the rest stay `unknown`.
   return p as unknown as Predicate;
 }
 

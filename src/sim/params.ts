@@ -2,18 +2,19 @@
  * The simulator's parameters, its presets and their validation. Pure: the CLI
  * and the dashboard both call {@link resolveParams} with raw strings or numbers.
  */
+import { STOP_RULES, type StopRule } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
+
+/** U4's rule; listed once in core (the CLI's `--stop-rule` choices read it too). */
+export { STOP_RULES, type StopRule };
 
 /** The four loop upgrades (docs/sim.md, "Upgrades"). */
 export const UPGRADES = ['U1', 'U2', 'U3', 'U4'] as const;
 export type Upgrade = (typeof UPGRADES)[number];
 
+/** The hostility presets, listed once: PRESETS, the CLI's `--preset` choices and the lab page read this. */
 export const PRESET_NAMES = ['healthy', 'hostile', 'oscillating', 'inflating'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
-
-/** U4's rule: the live loop's evidence of progress, or the seed's rate rule on the blocking count. */
-export const STOP_RULES = ['evidence', 'count'] as const;
-export type StopRule = (typeof STOP_RULES)[number];
 
 /** Everything one `simulate` call depends on; same params, same result. */
 export interface SimParams {

@@ -15,6 +15,8 @@ const BROWSER_MODULES = [
   'sim/',
   'analyze/',
   'core/errors.js',
+  // The stop rules are listed once there (sim's params import them).
+  'core/choices.js',
   // Loop Lab's stop rule is the live loop's own (sim and analyze import it).
   'core/decide.js',
   'core/budget.js',

@@ -167,7 +167,11 @@ describe('revloop publish', () => {
     [{ GITHUB_TOKEN: undefined }, [], /no token: set GITHUB_TOKEN or GH_TOKEN/],
     [{ GITHUB_EVENT_PATH: undefined }, [], /no pull request: pass --pr N/],
     [{}, ['--pr', 'seven'], /--pr must be a positive number, not "seven"/],
-    [{}, ['--event', 'APPROVE'], /--event must be COMMENT or REQUEST_CHANGES, not "APPROVE"/],
+    [
+      {},
+      ['--event', 'APPROVE'],
+      /--event <e>' argument 'APPROVE' is invalid\. Allowed choices are COMMENT, REQUEST_CHANGES\./,
+    ],
     [{}, ['--token-env', 'NOT-A-NAME'], /--token-env must name an environment variable/],
   ])('bad input %j %j: one line, exit 2', async (extra, args, message) => {
     const run = await review(p, r.dir);

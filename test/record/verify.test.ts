@@ -182,6 +182,19 @@ describe('verify: the tamper matrix', () => {
     expect(String(r.json.reason)).toContain('version 2');
   });
 
+  it('a status or outcome the writer cannot write, even correctly signed -> malformed (4), never a pass', async () => {
+    for (const [field, value] of [
+      ['status', 'done'],
+      ['outcome', 'mostly clear'],
+    ] as const) {
+      const st = await fx.statement();
+      (st.predicate as unknown as Record<string, unknown>)[field] = value;
+      const r = verify(fx.record(st), '--allow-findings');
+      expect([field, r.json.code, r.code]).toEqual([field, 'malformed', 4]);
+      expect(String(r.json.reason)).toContain(`predicate.${field} "${value}" is not`);
+    }
+  });
+
   it('a missing record file is a usage error (2)', () => {
     const r = cli(['verify', join(fx.keysDir, 'nope.json'), '--repo', fx.repo.dir], fx.repo.dir);
     expect(r.code).toBe(2);

@@ -59,9 +59,7 @@ describe('revloop sim (the built binary)', () => {
     [['--trials', 'many'], '--trials'],
     [['--refuter-accuracy', '1.2'], '--refuter-accuracy'],
     [['--upgrades', 'U7'], '--upgrades'],
-    [['--preset', 'sunny'], '--preset'],
     [['--cap', '20', '--max-rounds', '15'], '--max-rounds'],
-    [['--stop-rule', 'vibes'], '--stop-rule'],
     [['--stop-window', '0'], '--stop-window'],
     [['--shrink-ratio', '1.5'], '--shrink-ratio'],
     [['--regions', '0'], '--regions'],
@@ -70,6 +68,19 @@ describe('revloop sim (the built binary)', () => {
     const r = revloop(['sim', ...flags]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`revloop: ${flag}:`);
+    expect(r.stdout).toBe('');
+  });
+
+  // Fixed choices are commander's `.choices` (issue 16, point 10): its one line names the flag and the list.
+  it.each([
+    [['--preset', 'sunny'], '--preset <p>', 'healthy, hostile, oscillating, inflating'],
+    [['--stop-rule', 'vibes'], '--stop-rule <r>', 'evidence, count'],
+  ])('exits 2 naming the flag and its choices for %j', (flags, flag, choices) => {
+    const r = revloop(['sim', ...flags]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      `revloop: option '${flag}' argument '${flags[1]}' is invalid. Allowed choices are ${choices}.\n`,
+    );
     expect(r.stdout).toBe('');
   });
 

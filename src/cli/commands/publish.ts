@@ -6,6 +6,7 @@
  * it); the ledger and the record are only read.
  */
 import { resolve } from 'node:path';
+import { INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
 import {
   DEFAULT_PUBLISH_OPTIONS,
@@ -46,14 +47,10 @@ interface Opts extends PublishFlags {
 export function publishOptions(o: PublishFlags, fromConfig: Partial<PublishOptions> = {}): PublishOptions {
   const out = { ...DEFAULT_PUBLISH_OPTIONS, ...definedOnly(fromConfig) };
   if (o.event !== undefined) {
-    if (o.event !== 'COMMENT' && o.event !== 'REQUEST_CHANGES')
-      throw new UsageError(`--event must be COMMENT or REQUEST_CHANGES, not "${o.event}"`);
-    out.event = o.event;
+    out.event = oneOf('--event', REVIEW_EVENTS, o.event);
   }
   if (o.incomplete !== undefined) {
-    if (o.incomplete !== 'neutral' && o.incomplete !== 'failure')
-      throw new UsageError(`--incomplete must be neutral or failure, not "${o.incomplete}"`);
-    out.incomplete = o.incomplete;
+    out.incomplete = oneOf('--incomplete', INCOMPLETE_CONCLUSIONS, o.incomplete);
   }
   if (o.suggestionLines !== undefined) {
     if (!/^\d{1,4}$/.test(o.suggestionLines))
@@ -62,6 +59,16 @@ export function publishOptions(o: PublishFlags, fromConfig: Partial<PublishOptio
   }
   if (o.suggestions === false) out.suggestions = false;
   return out;
+}
+
+/**
+ * The CLI's `.choices` refuses anything else before this runs; a programmatic
+ * caller gets one line from the same list.
+ */
+function oneOf<T extends string>(flag: string, choices: readonly T[], value: string): T {
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be ${choices.join(' or ')}, not "${value}"`);
+  return value as T;
 }
 
 const definedOnly = <T extends object>(o: T): Partial<T> =>
