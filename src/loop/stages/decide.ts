@@ -1,7 +1,8 @@
 /**
  * The decide stage: gathers the progress evidence (invariant 8) from git and
- * the ledger, runs the pure round decision, and records facts and decision
- * together so `replay` can recompute it.
+ * the ledger, calls the decide planner (core/decide-plan.ts), and records
+ * facts and decision together so replay (core/replay.ts) recomputes it with
+ * the same planner.
  */
 
 import { roundCoverageComplete } from '../../core/coverage.js';

@@ -1,8 +1,9 @@
 /**
  * The review stage: every configured reviewer on the round's revision (side
  * by side, one call per chunk of a large diff, recorded in configured order:
- * review-calls.ts); then gating (invariant 9) and the scope lock (invariant 11);
- * then the findings and the completion mark in one transaction.
+ * review-calls.ts); then the scope facts and judged content from git, which
+ * the review planner (core/review-gating.ts: invariants 9 and 11) gates; then
+ * the findings and the completion mark in one transaction.
  */
 import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
