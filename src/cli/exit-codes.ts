@@ -68,6 +68,7 @@ const byCode: Record<ErrorCode, Exit> = {
   store_readonly: Exit.store,
   store_full: Exit.store,
   store_corrupt: Exit.store,
+  stored_row_invalid: Exit.store,
   store_unavailable: Exit.store,
   write_failed: Exit.writeFailed,
   forge_read_only: Exit.usage,

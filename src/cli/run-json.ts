@@ -1,8 +1,7 @@
 /** The JSON shape `review`, `resume` and `status RUN` print (README, "review --json"). */
 import type { RunReport } from '../core/run-report.js';
 import { roundLog } from '../core/run-report.js';
-import type { ReviewerReply } from '../core/types.js';
-import type { ReviewResult } from '../loop/stages/review.js';
+import { type ReviewResult, reviewerVerdicts, stage } from '../core/stage-results.js';
 import { unansweredReviewers } from '../report/terminal.js';
 
 export function runJson(report: RunReport, recordPath: string | null) {
@@ -22,9 +21,7 @@ export function runJson(report: RunReport, recordPath: string | null) {
     costUsd: Number(run.costUsd.toFixed(6)),
     rounds: log.rounds.map((r) => {
       const missing = unansweredReviewers(report, r.round);
-      const review = report.stages.find((s) => s.round === r.round && s.stage === 'review')?.result as
-        | Pick<ReviewResult, 'coverage' | 'dropped' | 'verdicts'>
-        | undefined;
+      const review = stage(report.stages, r.round, 'review');
       return {
         round: r.round,
         revision: r.head,
@@ -33,11 +30,11 @@ export function runJson(report: RunReport, recordPath: string | null) {
         unanswered: missing ?? [],
         blocking: missing === null ? r.blocking : null,
         verdicts: inConfiguredOrder(
-          report.verdicts.filter((v) => v.round === r.round && v.role === 'reviewer'),
+          reviewerVerdicts(report.verdicts).filter((v) => v.round === r.round),
           review,
         ).map((v) => ({
           reviewer: v.reviewer,
-          verdict: (v.reply as ReviewerReply).verdict,
+          verdict: v.reply.verdict,
           model: v.modelId,
         })),
         // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.

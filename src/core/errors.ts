@@ -46,6 +46,8 @@ export const ErrorCode = {
   store_readonly: 'store_readonly',
   store_full: 'store_full',
   store_corrupt: 'store_corrupt',
+  /** A stored stage result or verdict reply fails its schema (core/stored-rows.ts). */
+  stored_row_invalid: 'stored_row_invalid',
   store_unavailable: 'store_unavailable',
   // Files and forges.
   write_failed: 'write_failed',

@@ -63,34 +63,6 @@ export interface RoundRow {
   startedAt: number;
 }
 
-/** A stage's result and its completion mark are one row, written in one transaction (invariant 5). */
-export interface StageRow {
-  runId: string;
-  round: number;
-  stage: Stage;
-  snapshotKey: string;
-  result: unknown;
-  completedAt: number;
-}
-
-/** Invariant 6: one verdict per call key, with the prompt digest and the model the endpoint reported. */
-export interface VerdictRow {
-  callKey: string;
-  runId: string;
-  round: number;
-  stage: Stage;
-  role: Role;
-  reviewer: string;
-  /** The revision (head sha) the call looked at. */
-  revision: string;
-  promptDigest: string;
-  modelId: string | null;
-  /** The validated reply. */
-  reply: unknown;
-  costUsd: number;
-  recordedAt: number;
-}
-
 /** Attempt state: `started` until it ends; a `started` attempt found on resume is `unknown`. */
 export type AttemptClass = CallClass | 'started';
 

@@ -59,16 +59,14 @@ export function parseReply(
   value: unknown,
   repoPathOk: (p: string) => boolean = isInsideRepo,
 ): ParsedReply {
-  const schema =
-    role === 'reviewer' ? reviewerReplySchema : role === 'refuter' ? refuterReplySchema : fixerReplySchema;
-  const res = schema.safeParse(value);
-  if (!res.success) {
-    const issue = res.error.issues[0];
-    const path = issue ? ['$', ...issue.path].join('.') : '$';
-    return { ok: false, detail: `${path}: ${issue?.message ?? 'invalid'}` };
+  if (role !== 'reviewer') {
+    const res = (role === 'refuter' ? refuterReplySchema : fixerReplySchema).safeParse(value);
+    return res.success ? { ok: true, reply: res.data } : { ok: false, detail: problemOf(res.error) };
   }
-  if (role === 'reviewer') {
-    const reply = res.data as ReviewerReply;
+  const res = reviewerReplySchema.safeParse(value);
+  if (!res.success) return { ok: false, detail: problemOf(res.error) };
+  {
+    const reply: ReviewerReply = res.data;
     const bad = reply.findings.findIndex((f) => !repoPathOk(f.file));
     if (bad >= 0)
       return {
@@ -79,7 +77,14 @@ export function parseReply(
       return { ok: false, detail: '$.findings: endLine before line' };
     }
   }
-  return { ok: true, reply: res.data as ReviewerReply | RefuterReply | FixerReply };
+  return { ok: true, reply: res.data };
+}
+
+/** The JSON path of the first problem, and what it is. */
+function problemOf(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const path = issue ? ['$', ...issue.path].join('.') : '$';
+  return `${path}: ${issue?.message ?? 'invalid'}`;
 }
 
 /** A repository-relative path that cannot leave the repository: no absolute path, no `..` segment. */

@@ -2,7 +2,8 @@
  * Everything the ledger holds about one run, as one plain value: the input of
  * the record, every export format, replay and the dashboard.
  */
-import type { AttemptRow, EventRow, FindingRow, RoundRow, RunRow, StageRow, VerdictRow } from './ledger.js';
+import type { AttemptRow, EventRow, FindingRow, RoundRow, RunRow } from './ledger.js';
+import { type DecideResult, type StageRow, stage, type VerdictRow } from './stage-results.js';
 import { isBlockingSeverity, type Severity, type StopReason } from './types.js';
 
 export interface RunReport {
@@ -102,21 +103,9 @@ export interface RoundLog {
   rounds: RoundLogRound[];
 }
 
-/** The fields of a recorded decide stage the round log reads (the loop's DecideResult has them). */
-interface RecordedDecide {
-  blocking: number;
-  openBlockers: { id: string }[];
-  evidence: { checksNowPassing: string[]; fixed: string[]; settled: string[]; shrank: boolean } | null;
-  progress: boolean[];
-  decision: { kind: 'fix' } | { kind: 'stop'; stopReason: string };
-}
-
-function recordedDecide(stages: readonly StageRow[] | undefined, round: number): RecordedDecide | null {
-  const s = stages?.find((x) => x.round === round && x.stage === 'decide');
-  const r = s?.result as Partial<RecordedDecide> | undefined;
-  if (!r || !Array.isArray(r.openBlockers) || !Array.isArray(r.progress) || !r.decision) return null;
-  return r as RecordedDecide;
-}
+/** The decide stage recorded for `round` (parsed by its schema when read from the store). */
+const recordedDecide = (stages: readonly StageRow[] | undefined, round: number): DecideResult | null =>
+  (stages && stage(stages, round, 'decide')) ?? null;
 
 /** The round log of a run: `revloop export --format rounds`, the escalation report and the record carry it. */
 export function roundLog(

@@ -1,9 +1,7 @@
 /** The demo's narration: what the loop did, round by round, and why. */
 import type { FindingRow } from '../core/ledger.js';
-import type { ReviewerReply } from '../core/types.js';
-import type { ChecksResult } from '../loop/stages/checks.js';
-import type { DecideResult } from '../loop/stages/decide.js';
-import type { FixResult } from '../loop/stages/fix.js';
+import { reviewerVerdicts, stage as stageOf } from '../core/stage-results.js';
+import type { Stage } from '../core/types.js';
 import type { DemoResult, DemoScenario } from './run-demo.js';
 
 const INTRO: Record<DemoScenario, string> = {
@@ -37,9 +35,8 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
     `fixture repository: ${res.dir}`,
     '',
   ];
-  const stage = (round: number, name: string) =>
-    report.stages.find((s) => s.round === round && s.stage === name)?.result;
-  const base = stage(0, 'checks') as ChecksResult | undefined;
+  const stage = <S extends Stage>(round: number, name: S) => stageOf(report.stages, round, name);
+  const base = stage(0, 'checks');
   if (base)
     out.push(
       `Baseline checks on the change: ${base.results.map((c) => `${c.name} ${c.passed ? 'passes' : 'FAILS'}`).join(', ')}`,
@@ -47,14 +44,14 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
     );
   for (const r of [...report.rounds].sort((a, b) => a.round - b.round)) {
     out.push(`Round ${r.round} — reviewing ${r.head.slice(0, 8)}`);
-    for (const v of report.verdicts.filter((x) => x.round === r.round && x.role === 'reviewer')) {
-      out.push(`  ${v.reviewer}: ${(v.reply as ReviewerReply).verdict}`);
+    for (const v of reviewerVerdicts(report.verdicts).filter((x) => x.round === r.round)) {
+      out.push(`  ${v.reviewer}: ${v.reply.verdict}`);
       for (const f of report.findings.filter((x) => x.round === r.round && x.reviewer === v.reviewer)) {
         out.push(`    ${f.reported.severity} ${f.reported.file}:${f.reported.line} ${f.reported.claim}`);
         out.push(`      -> ${fate(f)}`);
       }
     }
-    const d = stage(r.round, 'decide') as DecideResult | undefined;
+    const d = stage(r.round, 'decide');
     if (d) {
       if (d.evidence) {
         const e = d.evidence;
@@ -74,12 +71,12 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
         `  decision: ${d.decision.kind === 'fix' ? `fix ${d.decision.blockers.length} blocker(s)` : `stop: ${d.decision.outcome} (${d.decision.stopReason})`}`,
       );
     }
-    const fx = stage(r.round, 'fix') as FixResult | undefined;
+    const fx = stage(r.round, 'fix');
     if (fx)
       out.push(
         `  fixer: ${fx.commit ? `committed ${fx.commit.slice(0, 8)} on refs/revloop/runs/${report.run.id}` : 'changed nothing'}`,
       );
-    const ck = stage(r.round, 'checks') as ChecksResult | undefined;
+    const ck = stage(r.round, 'checks');
     if (ck)
       out.push(`  checks: ${ck.results.map((c) => `${c.name} ${c.passed ? 'passes' : 'FAILS'}`).join(', ')}`);
     out.push('');

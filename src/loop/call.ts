@@ -5,15 +5,16 @@
  * jittered backoff, and the first valid reply is recorded once.
  */
 import { callKey as makeCallKey } from '../core/keys.js';
-import type { Lease, VerdictRow } from '../core/ledger.js';
+import type { Lease } from '../core/ledger.js';
 import { nextRetry } from '../core/retry-policy.js';
+import { isRoleVerdict, type VerdictRow, type VerdictRowOf } from '../core/stage-results.js';
 import type { CallClass, Role, Stage } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import { MalformedReplyError, StopRequestedError } from './errors.js';
 import type { RunContext } from './run-context.js';
 
-export interface CallSpec {
-  role: Role;
+export interface CallSpec<R extends Role = Role> {
+  role: R;
   name: string;
   round: number;
   stage: Stage;
@@ -32,11 +33,15 @@ export interface CallSpec {
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
 }
 
-export type CallOutcome =
-  | { ok: true; verdict: VerdictRow; fresh: boolean }
+export type CallOutcome<R extends Role = Role> =
+  | { ok: true; verdict: VerdictRowOf<R>; fresh: boolean }
   | { ok: false; class: Exclude<CallClass, 'ok'>; detail: string; attempts: number };
 
-export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): Promise<CallOutcome> {
+export async function callAgent<R extends Role>(
+  ctx: RunContext,
+  lease: Lease,
+  spec: CallSpec<R>,
+): Promise<CallOutcome<R>> {
   const { deps, snapshot } = ctx;
   const promptDigest = deps.hash(spec.prompt);
   const key = makeCallKey(
@@ -53,7 +58,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     deps.hash,
   );
   const recorded = ctx.verdicts.get(key);
-  if (recorded) return { ok: true, verdict: recorded, fresh: false };
+  if (recorded) return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
   // Saved while the call runs; awaited before anything of the call is recorded.
   const saved = ctx.savePrompt(promptDigest, spec.prompt);
   saved.catch(() => undefined);
@@ -141,6 +146,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         res.note,
       );
       ctx.verdicts.set(key, verdict);
+      const mine = ofRole(verdict, spec.role);
       deps.onEvent?.({
         kind: 'call_done',
         runId: ctx.run.id,
@@ -150,7 +156,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         class: 'ok',
         costUsd: verdict.costUsd,
       });
-      return { ok: true, verdict, fresh: true };
+      return { ok: true, verdict: mine, fresh: true };
     }
     await saved;
     await deps.store.endAttempt(lease, key, attempt, res.class, res.detail);
@@ -182,4 +188,10 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     });
     await deps.clock.sleep(next.delayMs, deps.signal);
   }
+}
+
+/** The call key names the role, so a verdict under it of another role is a corrupt ledger, never a reply to use. */
+function ofRole<R extends Role>(v: VerdictRow, role: R): VerdictRowOf<R> {
+  if (isRoleVerdict(v, role)) return v;
+  throw new Error(`verdict ${v.callKey} was recorded for a ${v.role}, not a ${role}`);
 }

@@ -17,8 +17,7 @@ import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
 import { RunRefMoves } from './run-ref.js';
 import { checksStage } from './stages/checks.js';
-import { type DecideResult, decideStage } from './stages/decide.js';
-import type { FixResult } from './stages/fix.js';
+import { decideStage } from './stages/decide.js';
 import { fixStage, userTreeState } from './stages/fix.js';
 import { refuteStage } from './stages/refute.js';
 import { reviewStage } from './stages/review.js';
@@ -118,8 +117,7 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       treeBefore = userTreeState(ctx);
       treeBefore.catch(() => undefined);
     };
-    let decision: RoundDecision | undefined = (ctx.stage(round, 'decide')?.result as DecideResult | undefined)
-      ?.decision;
+    let decision: RoundDecision | undefined = ctx.stage(round, 'decide')?.result.decision;
     if (!decision) {
       ctx.checkBudgets();
       await deps.store.beginRound(lease, round, ctx.run.head);
@@ -231,7 +229,7 @@ async function buildContext(
 
 /** Starts reading the hunks the decide stage's progress facts need (cached in `lines`). */
 function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number): void {
-  const prev = (ctx.stage(round - 1, 'fix')?.result as FixResult | undefined)?.from;
+  const prev = ctx.stage(round - 1, 'fix')?.result.from;
   if (!prev) return;
   const { mergeBase } = ctx.snapshot;
   const head = ctx.run.head;
@@ -248,7 +246,7 @@ function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number)
 
 /** The diff digest the revision made by round r's fix must hash to. */
 function expectedDigestAfterFix(ctx: RunContext, round: number): string {
-  const fix = ctx.stage(round, 'fix')?.result as FixResult | undefined;
+  const fix = ctx.stage(round, 'fix')?.result;
   if (!fix) throw new Error(`round ${round + 1} began without round ${round}'s fix in the ledger`);
   return fix.diffDigest;
 }

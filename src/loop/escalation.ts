@@ -5,17 +5,14 @@
  */
 import { join } from 'node:path';
 import { type RunReport, roundLog, waitsForPerson } from '../core/run-report.js';
+import { stage, stageRows } from '../core/stage-results.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { mdText } from '../report/markdown.js';
-import type { DecideResult } from './stages/decide.js';
-import type { FixResult } from './stages/fix.js';
 
 export function escalationJson(report: RunReport) {
   const log = roundLog(report);
   const fixOf = (round: number) => {
-    const f = report.stages.find((s) => s.stage === 'fix' && s.round === round)?.result as
-      | FixResult
-      | undefined;
+    const f = stage(report.stages, round, 'fix');
     if (!f) return null;
     return {
       commit: f.commit,
@@ -23,11 +20,10 @@ export function escalationJson(report: RunReport) {
       ...(f.userTreeChanged ? { userTreeChanged: f.userTreeChanged } : {}),
     };
   };
-  const decisions = report.stages
-    .filter((s) => s.stage === 'decide')
+  const decisions = stageRows(report.stages, 'decide')
     .sort((a, b) => a.round - b.round)
     .map((s) => {
-      const d = s.result as DecideResult;
+      const d = s.result;
       return {
         round: s.round,
         blocking: d.blocking,

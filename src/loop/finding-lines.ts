@@ -5,7 +5,7 @@
  * fails, the call is not retried, nothing of it blocks or reaches the fixer.
  */
 import { findingLinesProblem, lineCount } from '../core/finding-lines.js';
-import type { ReviewerReply } from '../core/types.js';
+import { reviewerReplySchema } from '../core/replies.js';
 import { MalformedReplyError } from './errors.js';
 import type { RunContext } from './run-context.js';
 
@@ -14,7 +14,11 @@ export async function checkFindingLines(
   revision: string,
   reply: unknown,
 ): Promise<unknown> {
-  const { findings } = reply as ReviewerReply;
+  // The adapter validated it; parsed again here only to be typed, never cast.
+  const parsed = reviewerReplySchema.safeParse(reply);
+  if (!parsed.success)
+    throw new MalformedReplyError(`reply fails the reviewer schema: ${parsed.error.message}`);
+  const { findings } = parsed.data;
   if (findings.length === 0) return reply;
   // Each file once, read together (a file at a commit id is read from git once per run).
   const files = [...new Set(findings.map((f) => f.file))];

@@ -12,8 +12,9 @@
 import type { Coverage } from '../core/coverage.js';
 import { coverageOf } from '../core/coverage.js';
 import { endForCallFailure } from '../core/failure-map.js';
-import type { Lease, VerdictRow } from '../core/ledger.js';
+import type { Lease } from '../core/ledger.js';
 import { reviewerPrompt } from '../core/prompt.js';
+import type { DroppedFinding, VerdictRowOf } from '../core/stage-results.js';
 import { apiReviewContext } from './api-review-context.js';
 import { type CallOutcome, callAgent } from './call.js';
 import { inOrder, runBounded } from './concurrent-calls.js';
@@ -22,19 +23,11 @@ import type { ReviewPlan } from './review-plan.js';
 import { type Agent, type RunContext, RunEnd } from './run-context.js';
 import type { checkoutForReaders } from './worktree.js';
 
-export interface DroppedFinding {
-  reviewer: string;
-  callKey: string;
-  /** The finding's index in its verdict's reply. */
-  index: number;
-  file: string;
-  /** The ignore rule that matched its path. */
-  rule: string;
-}
+export type { DroppedFinding };
 
 export interface ReviewCallResult {
   name: string;
-  verdict: VerdictRow;
+  verdict: VerdictRowOf<'reviewer'>;
   /** Present when the diff was reviewed in chunks. */
   chunk?: { index: number; files: string[] };
 }
@@ -67,7 +60,7 @@ export async function reviewCalls(
   const settled = await runBounded(
     calls,
     limit,
-    async (c, i): Promise<{ call: PlannedCall; res: CallOutcome }> => {
+    async (c, i): Promise<{ call: PlannedCall; res: CallOutcome<'reviewer'> }> => {
       if (i === calls.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
       const prompt = reviewerPrompt({

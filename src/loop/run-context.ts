@@ -8,8 +8,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { costSpent, spendOf } from '../core/budget.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
-import type { AttemptRow, RunRow, StageRow, VerdictRow } from '../core/ledger.js';
+import type { AttemptRow, RunRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import { isStageRow, type StageRow, type StageRowOf, type VerdictRow } from '../core/stage-results.js';
 import type { Snapshot, Stage } from '../core/types.js';
 import { writeFileAtomicAsync } from '../io/atomic-file.js';
 import type { Reviewer } from '../ports/reviewer.js';
@@ -92,8 +93,10 @@ export class RunContext {
     return this.attempts.get(callKey) ?? 0;
   }
 
-  stage(round: number, stage: Stage): StageRow | undefined {
-    return this.stages.get(`${round}:${stage}`);
+  /** The recorded row of `stage` in `round`, typed by stage. */
+  stage<S extends Stage>(round: number, stage: S): StageRowOf<S> | undefined {
+    const row = this.stages.get(`${round}:${stage}`);
+    return row && isStageRow(row, stage) ? row : undefined;
   }
 
   noteStage(row: StageRow): void {

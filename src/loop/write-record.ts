@@ -7,6 +7,7 @@ import { createPublicKey, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRow } from '../core/ledger.js';
+import { stageRows } from '../core/stage-results.js';
 import { fsyncDir, writeFileAtomic } from '../io/atomic-file.js';
 import { FileWriteError } from '../io/errors.js';
 import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun, writeRecord } from '../record/index.js';
@@ -56,14 +57,11 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
   const s = run.snapshot;
   // The fix that made the final head recorded its digest, and the review of that head hashed
   // the diff afresh against it before completing: the ledger has it.
-  const fixedTo = report.stages.find(
-    (st) => st.stage === 'fix' && (st.result as { commit?: unknown }).commit === run.head,
-  );
+  const fixedTo = stageRows(report.stages, 'fix').find((st) => st.result.commit === run.head);
   const finalDiffDigest =
     run.head === s.head
       ? s.diffDigest
-      : ((fixedTo?.result as { diffDigest?: string } | undefined)?.diffDigest ??
-        (await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head)));
+      : (fixedTo?.result.diffDigest ?? (await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head)));
   const signer = loadSigner(signingKeyPath(deps.repoRoot));
   const { path, envelope } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot });
   await deps.store.setRecordPath(run.id, path);

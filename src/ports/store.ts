@@ -11,14 +11,12 @@ import type {
   FindingRow,
   Lease,
   LeaseOwner,
-  Refutation,
   RoundRow,
   RunRow,
   Settlement,
-  StageRow,
-  VerdictRow,
 } from '../core/ledger.js';
-import type { EndReason, Outcome, RunStatus, Snapshot, Stage, StopReason } from '../core/types.js';
+import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -59,21 +57,7 @@ export interface RunFilter {
 
 export interface NewFinding extends Omit<FindingRow, 'refutation' | 'dispute' | 'settlement'> {}
 
-export interface StageCompletion {
-  round: number;
-  stage: Stage;
-  result: unknown;
-  /** Findings first recorded by this stage (review). */
-  findings?: NewFinding[] | undefined;
-  /** Refuter decisions (refute). */
-  refutations?: { findingId: string; refutation: Refutation }[] | undefined;
-  /** Fixer disputes (fix). */
-  disputes?: { findingId: string; reason: string }[] | undefined;
-  /** Run fields that move with this stage (a fix commit moves the head). */
-  run?:
-    | { head?: string | undefined; costUsd?: number | undefined; roundsDone?: number | undefined }
-    | undefined;
-}
+export type { StageCompletion };
 
 export interface RunEnd {
   status: Exclude<RunStatus, 'queued' | 'running'>;
@@ -137,7 +121,7 @@ export interface Store {
    */
   recordVerdict(
     lease: Lease,
-    v: Omit<VerdictRow, 'recordedAt'>,
+    v: NewVerdict,
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }>;

@@ -7,6 +7,7 @@
 import type { Coverage } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RoundLog, type RunReport, roundLog } from '../core/run-report.js';
+import { stageRows } from '../core/stage-results.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -96,10 +97,9 @@ export function buildStatement(report: RunReport, opts: { finalDiffDigest: strin
 
 /** The coverage of the last review round recorded (the one that judged the final head). */
 function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage> } {
-  const reviews = report.stages
-    .filter((s) => s.stage === 'review')
+  const reviews = stageRows(report.stages, 'review')
     .sort((a, b) => b.round - a.round)
-    .map((s) => (s.result as { coverage?: Record<string, Coverage> } | null)?.coverage);
+    .map((s) => s.result.coverage);
   const coverage = reviews[0];
   return coverage ? { coverage } : {};
 }

@@ -14,11 +14,11 @@ import type {
   RoundRow,
   RunRow,
   Settlement,
-  StageRow,
-  VerdictRow,
 } from '../core/ledger.js';
 import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
-import { isTerminal, RunStatus } from '../core/types.js';
+import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
+import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
+import { isTerminal, RunStatus, type Stage } from '../core/types.js';
 import type { AdmitInput, AdmitResult, RunEnd, RunFilter, StageCompletion, Store } from '../ports/store.js';
 import {
   AlreadySettledError,
@@ -48,8 +48,9 @@ export class MemoryStore implements Store {
   private readonly now: () => number;
   private readonly runs = new Map<string, RunRow & { budgetUsd: number; seq: number }>();
   private readonly rounds: RoundRow[] = [];
-  private readonly stages: StageRow[] = [];
-  private readonly verdicts = new Map<string, VerdictRow>();
+  // Kept as written and parsed on the way out, as the SQL stores do (core/stored-rows.ts).
+  private readonly stages: (RawStageRow & { stage: Stage })[] = [];
+  private readonly verdicts = new Map<string, RawVerdictRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
   private readonly events: EventRow[] = [];
@@ -224,7 +225,7 @@ export class MemoryStore implements Store {
 
   async recordVerdict(
     lease: Lease,
-    v: Omit<VerdictRow, 'recordedAt'>,
+    v: NewVerdict,
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
@@ -233,13 +234,13 @@ export class MemoryStore implements Store {
     if (endsAttempt !== undefined)
       this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
     const had = this.verdicts.get(v.callKey);
-    if (had) return { inserted: false, verdict: copyJson(had) };
-    const row = { ...copyJson(v), recordedAt: this.now() };
+    if (had) return { inserted: false, verdict: parseVerdictRow(copyJson(had)) };
+    const row: RawVerdictRow = { ...copyJson(v), recordedAt: this.now() };
     this.verdicts.set(v.callKey, row);
     // Invariant 12: every cent is on the run the moment its verdict is.
     const run = this.runs.get(lease.runId);
     if (run) run.costUsd += v.costUsd;
-    return { inserted: true, verdict: copyJson(row) };
+    return { inserted: true, verdict: parseVerdictRow(copyJson(row)) };
   }
 
   async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
@@ -358,17 +359,17 @@ export class MemoryStore implements Store {
       this.stages
         .filter((s) => s.runId === runId)
         .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
-    );
+    ).map(parseStageRow);
   }
 
   async listVerdicts(runId: string): Promise<VerdictRow[]> {
-    return copyJson([...this.verdicts.values()].filter((v) => v.runId === runId));
+    return copyJson([...this.verdicts.values()].filter((v) => v.runId === runId)).map(parseVerdictRow);
   }
 
   async listVerdictsForChange(changeKey: string): Promise<VerdictRow[]> {
     return copyJson(
       [...this.verdicts.values()].filter((v) => this.runs.get(v.runId)?.changeKey === changeKey),
-    );
+    ).map(parseVerdictRow);
   }
 
   async listAttempts(runId: string): Promise<AttemptRow[]> {

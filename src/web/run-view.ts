@@ -4,15 +4,10 @@
  * refutation, the decision and its progress evidence, the fix, the checks).
  */
 import { analyzeParsed } from '../analyze/analyze.js';
-import type { FindingRow, RunRow, StageRow } from '../core/ledger.js';
-import type { CheckResult } from '../core/progress.js';
+import type { FindingRow, RunRow } from '../core/ledger.js';
 import { notBlockingBecause, type RunReport, roundLog } from '../core/run-report.js';
-import { isTerminal } from '../core/types.js';
-import type { ChecksResult } from '../loop/stages/checks.js';
-import type { DecideResult } from '../loop/stages/decide.js';
-import type { FixResult } from '../loop/stages/fix.js';
-import type { RefuteResult } from '../loop/stages/refute.js';
-import type { ReviewResult } from '../loop/stages/review.js';
+import { type StageResults, type StageRow, stage as stageOf } from '../core/stage-results.js';
+import { isTerminal, type Stage } from '../core/types.js';
 import type {
   CalibrationRun,
   CalibrationView,
@@ -59,8 +54,8 @@ export function findingView(f: FindingRow): FindingView {
   };
 }
 
-const stageResult = <T>(stages: StageRow[], round: number, stage: StageRow['stage']): T | null =>
-  (stages.find((s) => s.round === round && s.stage === stage)?.result as T | undefined) ?? null;
+const stageResult = <S extends Stage>(stages: StageRow[], round: number, stage: S): StageResults[S] | null =>
+  stageOf(stages, round, stage) ?? null;
 
 const SEVERITY_ORDER = { MAJOR: 0, MODERATE: 1, MINOR: 2 } as const;
 
@@ -70,11 +65,11 @@ export function runDetail(report: RunReport, now: number): RunDetail {
   const rounds: RoundView[] = [...report.rounds]
     .sort((a, b) => a.round - b.round)
     .map((r) => {
-      const review = stageResult<ReviewResult>(stages, r.round, 'review');
-      const refute = stageResult<RefuteResult>(stages, r.round, 'refute');
-      const decide = stageResult<DecideResult>(stages, r.round, 'decide');
-      const fix = stageResult<FixResult>(stages, r.round, 'fix');
-      const checks = stageResult<ChecksResult>(stages, r.round, 'checks');
+      const review = stageResult(stages, r.round, 'review');
+      const refute = stageResult(stages, r.round, 'refute');
+      const decide = stageResult(stages, r.round, 'decide');
+      const fix = stageResult(stages, r.round, 'fix');
+      const checks = stageResult(stages, r.round, 'checks');
       const findings = report.findings
         .filter((f) => f.round === r.round)
         .map(findingView)
@@ -135,7 +130,7 @@ export function runDetail(report: RunReport, now: number): RunDetail {
       policy: s.policy,
       recordPath: run.recordPath,
     },
-    baselineChecks: stageResult<{ results: CheckResult[] }>(stages, 0, 'checks')?.results ?? null,
+    baselineChecks: stageResult(stages, 0, 'checks')?.results ?? null,
     rounds,
     escalation:
       run.stopReason === 'no_progress' ||

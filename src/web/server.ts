@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { type Context, Hono } from 'hono';
 import { type ErrorCode, RevloopError } from '../core/errors.js';
+import { stage } from '../core/stage-results.js';
 import { DiffTooLargeError } from '../git/errors.js';
 import { createGit } from '../git/index.js';
 import { loadRunReport } from '../loop/run-report-loader.js';
@@ -128,8 +129,7 @@ export function createApp(o: AppOptions): Hono {
   app.get('/api/runs/:id/rounds/:round/diff', async (c) => {
     const id = c.req.param('id');
     const round = Number(c.req.param('round'));
-    const stage = (await o.store.listStages(id)).find((s) => s.round === round && s.stage === 'fix');
-    const fix = stage?.result as { from: string; commit: string | null } | undefined;
+    const fix = stage(await o.store.listStages(id), round, 'fix');
     if (!fix?.commit) return c.json({ error: 'this round made no fix commit' }, 404);
     let text: string;
     let truncated = false;

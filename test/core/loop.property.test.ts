@@ -10,9 +10,10 @@ import {
   runLoop,
   slotLines,
   type World,
-} from './loop-model.js';
+} from './planner-run.js';
 
 const RUNS = { numRuns: 600 };
+// The harness (planner-run.ts) records facts; every decision below is a planner's (issue 16).
 const REVIEWERS = ['correctness', 'standards'] as const;
 const severity = fc.constantFrom<Severity>('MAJOR', 'MODERATE', 'MINOR');
 const blocking = fc.constantFrom<Severity>('MAJOR', 'MODERATE');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RoundDecision } from '../../src/core/decide.js';
 import type {
   FindingRow,
   GateDecision,
@@ -160,13 +161,17 @@ describe('roundLog', () => {
       row({ id: 'a', round: 1, reviewer: 'standards', index: 0 }),
       row({ id: 'f', round: 2, reviewer: 'standards', index: 0, settlement: settle('overturned') }),
     ];
-    const decide = (round: number, open: string[], progress: boolean[], decision: unknown) => ({
+    const decide = (round: number, open: string[], progress: boolean[], decision: RoundDecision) => ({
       runId: 'run-1',
       round,
       stage: 'decide' as const,
       snapshotKey: 'k',
       completedAt: round,
       result: {
+        reviewsComplete: true,
+        settlements: {},
+        progressFacts: null,
+        spentUsd: 0,
         blocking: open.length,
         openBlockers: open.map((id) => ({ id, disputed: false, needsSettlement: false })),
         evidence:

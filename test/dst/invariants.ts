@@ -8,21 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopRuleFires } from '../../src/core/decide.js';
 import { callKey } from '../../src/core/keys.js';
-import type {
-  AttemptRow,
-  FindingRow,
-  Lease,
-  RoundRow,
-  RunRow,
-  StageRow,
-  VerdictRow,
-} from '../../src/core/ledger.js';
+import type { AttemptRow, FindingRow, Lease, RoundRow, RunRow } from '../../src/core/ledger.js';
 import { CONTROLLER_REVIEWER } from '../../src/core/run-report.js';
 import { KEY_HOLDING } from '../../src/core/run-state.js';
+import type { DecideResult, ReviewResult, StageRow, VerdictRow } from '../../src/core/stage-results.js';
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
 import { sha256 } from '../../src/io/hash.js';
-import type { DecideResult } from '../../src/loop/stages/decide.js';
-import type { ReviewResult } from '../../src/loop/stages/review.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/record/keys.js';
 import { verifyRecord } from '../../src/record/verify.js';
 import type { Invocation } from './agents.js';

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecideResult } from '../../src/loop/stages/decide.js';
+import type { DecideResult } from '../../src/core/stage-results.js';
 import {
   baseConfig,
   ensureBuilt,

@@ -9,11 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayRun } from '../../src/core/replay.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { resumeRun } from '../../src/loop/operations.js';
-import { replayRun } from '../../src/loop/replay.js';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
 import {

@@ -10,8 +10,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FixResult } from '../../src/core/stage-results.js';
 import { escalationJson, escalationMarkdown } from '../../src/loop/escalation.js';
-import type { FixResult } from '../../src/loop/stages/fix.js';
 import {
   baseConfig,
   ensureBuilt,

@@ -27,6 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { replayRun } from '../../src/core/replay.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { AdmitRequest } from '../../src/loop/admission.js';
@@ -34,7 +35,6 @@ import { composeDeps } from '../../src/loop/compose.js';
 import { loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { type ReviewOutcome, reviewRevision } from '../../src/loop/operations.js';
-import { replayRun } from '../../src/loop/replay.js';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';

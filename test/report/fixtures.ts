@@ -1,6 +1,7 @@
 /** Hand-built RunReport values for report and record tests. */
-import type { AttemptRow, FindingRow, RunRow, VerdictRow } from '../../src/core/ledger.js';
+import type { AttemptRow, FindingRow, RunRow } from '../../src/core/ledger.js';
 import type { RunReport } from '../../src/core/run-report.js';
+import type { VerdictRow } from '../../src/core/stage-results.js';
 import type { ReportedFinding, Snapshot } from '../../src/core/types.js';
 
 export const SHA = {

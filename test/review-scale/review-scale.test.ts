@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callKey } from '../../src/core/keys.js';
 import type { RunReport } from '../../src/core/run-report.js';
+import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
-import type { ReviewResult } from '../../src/loop/stages/review.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
 import {
   baseConfig,

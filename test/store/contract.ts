@@ -6,12 +6,36 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/core/ledger.js';
 import { RUN_TRANSITIONS } from '../../src/core/run-state.js';
 import type { RunEnd, Store } from '../../src/ports/store.js';
-import { admitInput, clear, failed, finding, owner, sleep, uid } from './fixtures/data.js';
+import {
+  admitInput,
+  clear,
+  failed,
+  finding,
+  fixResult,
+  owner,
+  refuteResult,
+  reviewResult,
+  sleep,
+  uid,
+} from './fixtures/data.js';
+
+/**
+ * Overwrites, behind the store's back, the stored JSON of one run's rows in
+ * `table` (stages.result or verdicts.reply): what a bug, a hand edit or
+ * another revloop could leave there.
+ */
+export type Tamper = (
+  store: Store,
+  table: 'stages' | 'verdicts',
+  runId: string,
+  json: string,
+) => Promise<void>;
 
 export function runStoreContract(
   name: string,
   open: () => Promise<Store>,
   cleanup?: (store: Store) => Promise<void>,
+  tamper?: Tamper,
 ): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
@@ -98,7 +122,12 @@ export function runStoreContract(
         if (c.kind === 'deferred') expect(c.detail).toMatch(/4\.00.*5\.00/);
         if (a.kind !== 'created') return;
         const lease = (await store.acquireLease(a.run.id, owner('w'), 60_000))!;
-        await store.completeStage(lease, { round: 1, stage: 'review', result: {}, run: { costUsd: 0.5 } });
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: reviewResult(),
+          run: { costUsd: 0.5 },
+        });
         await store.finishRun(lease, clear);
         expect((await store.admit(admitInput({ limits }))).kind).toBe('created');
         expect((await store.admit(admitInput({ limits: { ...limits, estimatedCostUsd: 0.4 } }))).kind).toBe(
@@ -242,7 +271,7 @@ export function runStoreContract(
               store.completeStage(stale, {
                 round: 1,
                 stage: 'review',
-                result: { x: 1 },
+                result: reviewResult(),
                 findings: [finding(stale.runId, 'ck', 0)],
               }),
           ],
@@ -353,31 +382,32 @@ export function runStoreContract(
         const lease = await running();
         const f0 = finding(lease.runId, 'ck', 0);
         const f1 = finding(lease.runId, 'ck', 1);
+        const review = reviewResult({ protectedEdited: ['b', 'a'], scope: {} });
         await store.completeStage(lease, {
           round: 1,
           stage: 'review',
-          result: { b: 1, a: [1, 2] },
+          result: review,
           findings: [f0, f1],
         });
         const ref = { decision: 'refuted' as const, by: 'skeptic', reason: 'guarded', callKey: 'rk' };
         await store.completeStage(lease, {
           round: 1,
           stage: 'refute',
-          result: null,
+          result: refuteResult(),
           refutations: [{ findingId: f0.id, refutation: ref }],
         });
         await store.completeStage(lease, {
           round: 1,
           stage: 'fix',
-          result: { commit: 'c2' },
+          result: fixResult({ commit: 'c2' }),
           disputes: [{ findingId: f1.id, reason: 'by design' }],
           run: { head: 'c2', costUsd: 0.75, roundsDone: 1 },
         });
         const stages = await store.listStages(lease.runId);
         expect(stages.map((s) => [s.round, s.stage, s.result])).toEqual([
-          [1, 'review', { a: [1, 2], b: 1 }],
-          [1, 'refute', null],
-          [1, 'fix', { commit: 'c2' }],
+          [1, 'review', review],
+          [1, 'refute', refuteResult()],
+          [1, 'fix', fixResult({ commit: 'c2' })],
         ]);
         const run = (await store.getRun(lease.runId))!;
         expect(stages[0]!.snapshotKey).toBe(run.snapshotKey);
@@ -395,17 +425,18 @@ export function runStoreContract(
         await store.completeStage(lease, {
           round: 1,
           stage: 'review',
-          result: { a: 1, b: 2 },
+          result: reviewResult({ head: 'a' }),
           findings: [f0],
         });
         await store.completeStage(lease, {
           round: 1,
           stage: 'review',
-          result: { b: 2, a: 1 },
+          // The same result with its keys in another order.
+          result: { reviewsComplete: true, protectedEdited: [], scope: {}, verdicts: [], head: 'a' },
           findings: [f0],
         });
         await expect(
-          store.completeStage(lease, { round: 1, stage: 'review', result: { a: 2 } }),
+          store.completeStage(lease, { round: 1, stage: 'review', result: reviewResult({ head: 'b' }) }),
         ).rejects.toMatchObject({ name: 'StageConflictError', code: 'stage_conflict' });
         expect(await store.listStages(lease.runId)).toHaveLength(1);
         expect(await store.listFindings(lease.runId)).toHaveLength(1);
@@ -417,7 +448,7 @@ export function runStoreContract(
           store.completeStage(lease, {
             round: 1,
             stage: 'review',
-            result: { x: 1 },
+            result: reviewResult(),
             findings: [finding(lease.runId, 'ck', 0)],
             refutations: [
               {
@@ -497,7 +528,7 @@ export function runStoreContract(
     it('settles a finding once, by a named person', async () => {
       const lease = await running();
       const f0 = finding(lease.runId, 'ck', 0);
-      await store.completeStage(lease, { round: 1, stage: 'review', result: {}, findings: [f0] });
+      await store.completeStage(lease, { round: 1, stage: 'review', result: reviewResult(), findings: [f0] });
       await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
       const s = { by: 'alice', decision: 'overturned' as const, note: 'false positive', at: 1234 };
       await expect(store.settle('nope', s)).rejects.toMatchObject({
@@ -517,7 +548,12 @@ export function runStoreContract(
       const lease = await running();
       const f0 = { ...finding(lease.runId, 'ck', 0), content: 'sha256:lines-2-2' };
       const f1 = { ...finding(lease.runId, 'ck', 1), content: null };
-      await store.completeStage(lease, { round: 1, stage: 'review', result: {}, findings: [f0, f1] });
+      await store.completeStage(lease, {
+        round: 1,
+        stage: 'review',
+        result: reviewResult(),
+        findings: [f0, f1],
+      });
       await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
       const origin = { findingId: 'first-finding', runId: 'first-run' };
       const s = { by: 'alice', decision: 'overturned' as const, note: 'banner', at: 99, origin };
@@ -581,7 +617,7 @@ export function runStoreContract(
       await store.completeStage(l1, {
         round: 1,
         stage: 'review',
-        result: {},
+        result: reviewResult(),
         findings: [finding(l1.runId, 'ck', 0, `${base}-f-x1`), finding(l1.runId, 'ck', 1, `${base}-f-x2`)],
       });
       expect((await store.getFinding(`${base}-f-x2`))?.index).toBe(1);
@@ -622,6 +658,48 @@ export function runStoreContract(
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
       expect(new Set(ids).size).toBe(4);
       expect(evs.every((e) => e.runId === lease.runId && e.at > 0)).toBe(true);
+    });
+
+    describe('the store boundary parses stage results and replies (issue 16)', () => {
+      it.skipIf(!tamper)(
+        'a stored stage result that fails its schema is a named error: run, stage, field',
+        async () => {
+          const lease = await running();
+          await store.completeStage(lease, { round: 1, stage: 'fix', result: fixResult({ commit: 'c2' }) });
+          expect((await store.listStages(lease.runId))[0]!.result).toEqual(fixResult({ commit: 'c2' }));
+          await tamper!(store, 'stages', lease.runId, JSON.stringify({ ...fixResult(), diffDigest: 7 }));
+          const err = await store.listStages(lease.runId).catch((e: unknown) => e);
+          expect(err).toMatchObject({
+            name: 'StoredRowError',
+            code: 'stored_row_invalid',
+            runId: lease.runId,
+            field: '$.diffDigest',
+          });
+          expect((err as Error).message).toContain(`run ${lease.runId}`);
+          expect((err as Error).message).toContain('fix result of round 1');
+          expect((err as Error).message).toContain('$.diffDigest');
+        },
+      );
+
+      it.skipIf(!tamper)(
+        "a stored reply that fails its role's schema is a named error: run, call, field",
+        async () => {
+          const lease = await running();
+          await store.beginAttempt(lease, {
+            callKey: 'ck-t',
+            attemptNo: 1,
+            round: 1,
+            stage: 'review',
+            role: 'reviewer',
+            reviewer: 'r',
+          });
+          await store.recordVerdict(lease, verdict(lease.runId, 'ck-t'), 1);
+          await tamper!(store, 'verdicts', lease.runId, JSON.stringify({ verdict: 'maybe', findings: [] }));
+          const err = await store.listVerdicts(lease.runId).catch((e: unknown) => e);
+          expect(err).toMatchObject({ name: 'StoredRowError', runId: lease.runId, field: '$.verdict' });
+          expect((err as Error).message).toContain('reviewer reply of the review verdict ck-t');
+        },
+      );
     });
   });
 }

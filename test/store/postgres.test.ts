@@ -11,11 +11,23 @@ afterAll(async () => {
   await db?.drop();
 });
 
-runStoreContract('postgres', async () => {
-  await openStore(db.url).then((s) => s.close()); // migrate before emptying
-  await db.truncate();
-  return openStore(db.url);
-});
+runStoreContract(
+  'postgres',
+  async () => {
+    await openStore(db.url).then((s) => s.close()); // migrate before emptying
+    await db.truncate();
+    return openStore(db.url);
+  },
+  undefined,
+  async (_store, table, runId, json) => {
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const column = table === 'stages' ? 'result' : 'reply';
+    await admin.query(`UPDATE ${table} SET ${column} = $1::jsonb WHERE run_id = $2`, [json, runId]);
+    await admin.end();
+  },
+);
 
 describe('postgres specifics', () => {
   it('migrates once when many openers race on a fresh database', async () => {

@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/index.js';
 import { TOKEN_HEADER } from '../../src/web/security.js';
 import { createApp } from '../../src/web/server.js';
 import { ensureBuilt } from '../loop/helpers.js';
-import { admitInput, clear, finding, owner } from '../store/fixtures/data.js';
+import { admitInput, clear, finding, owner, reviewResult } from '../store/fixtures/data.js';
 
 const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'revloop-settle-'));
@@ -33,7 +33,7 @@ beforeAll(async () => {
   if (a.kind !== 'created') throw new Error(a.kind);
   const lease = (await store.acquireLease(a.run.id, owner('w'), 60_000))!;
   const fs = [0, 1, 2].map((i) => finding(lease.runId, 'ck', i, `f${i}-${'a'.repeat(12)}`));
-  await store.completeStage(lease, { round: 1, stage: 'review', result: {}, findings: fs });
+  await store.completeStage(lease, { round: 1, stage: 'review', result: reviewResult(), findings: fs });
   await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
   ids.push(...fs.map((f) => f.id));
 }, 120_000);

@@ -1,8 +1,8 @@
 import { UsageError } from '../../core/errors.js';
+import { replayRun } from '../../core/replay.js';
 import { sha256 } from '../../io/hash.js';
 import { loadConfigAt } from '../../loop/config-loader.js';
 import { findRunOrThrow } from '../../loop/operations.js';
-import { replayRun } from '../../loop/replay.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';

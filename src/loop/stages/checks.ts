@@ -5,14 +5,10 @@
  */
 import type { Lease } from '../../core/ledger.js';
 import type { CheckResult } from '../../core/progress.js';
+import type { ChecksResult } from '../../core/stage-results.js';
 import { runCheck } from '../run-check.js';
 import type { RunContext } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
-
-export interface ChecksResult {
-  head: string;
-  results: CheckResult[];
-}
 
 export async function checksStage(ctx: RunContext, lease: Lease, round: number): Promise<void> {
   const head = ctx.run.head;

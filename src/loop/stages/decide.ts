@@ -1,44 +1,22 @@
 /**
  * The decide stage: gathers the progress evidence (invariant 8) from git and
- * the ledger, runs the pure round decision, and records facts and decision
- * together so `replay` can recompute it.
+ * the ledger, calls the decide planner (core/decide-plan.ts), and records
+ * facts and decision together so replay (core/replay.ts) recomputes it with
+ * the same planner.
  */
 
 import { roundCoverageComplete } from '../../core/coverage.js';
-import type { OpenBlocker } from '../../core/decide.js';
-import { decideRound, type RoundDecision } from '../../core/decide.js';
+import { planDecision } from '../../core/decide-plan.js';
 import { carriedSettlement, decisionCovers } from '../../core/judged-content.js';
 import { findingFingerprint } from '../../core/keys.js';
 import type { FindingRow, Lease } from '../../core/ledger.js';
-import { openBlockers } from '../../core/open-blockers.js';
-import {
-  type CheckResult,
-  citedChecks,
-  evaluateProgress,
-  type PriorBlocker,
-  type ProgressEvidence,
-  type ProgressFacts,
-  raisedIn,
-} from '../../core/progress.js';
+import { citedChecks, type PriorBlocker, type ProgressFacts, raisedIn } from '../../core/progress.js';
 import { isBlocker } from '../../core/run-report.js';
+import type { DecideResult } from '../../core/stage-results.js';
 import { changeSettlements } from '../admission.js';
 import type { LineFacts } from '../line-facts.js';
 import type { RunContext } from '../run-context.js';
-import { CONTROLLER_REVIEWER, type ReviewResult } from './review.js';
-
-export interface DecideResult {
-  reviewsComplete: boolean;
-  openBlockers: OpenBlocker[];
-  blocking: number;
-  /** Settlements as they stood when deciding. */
-  settlements: Record<string, 'upheld' | 'overturned'>;
-  progressFacts: ProgressFacts | null;
-  evidence: ProgressEvidence | null;
-  progress: boolean[];
-  /** Invariant 12: the spend recorded when deciding (every verdict so far). */
-  spentUsd: number;
-  decision: RoundDecision;
-}
+import { CONTROLLER_REVIEWER } from './review.js';
 
 export async function decideStage(
   ctx: RunContext,
@@ -48,26 +26,28 @@ export async function decideStage(
 ): Promise<DecideResult> {
   await carryOverSettlements(ctx, lines);
   const { store } = ctx.deps;
+  // Facts first (the ledger, git), then the planner (core/decide-plan.ts) decides.
   const findings = await store.listFindings(ctx.run.id);
-  const open = openBlockers(findings, round, CONTROLLER_REVIEWER, (f) =>
-    findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, ctx.deps.hash),
-  );
-  const prev = round > 1 ? (ctx.stage(round - 1, 'decide')?.result as DecideResult | undefined) : undefined;
+  const prev = round > 1 ? ctx.stage(round - 1, 'decide')?.result : undefined;
   const progressFacts = round > 1 ? await gatherProgressFacts(ctx, round, findings, lines) : null;
-  const evidence = progressFacts ? evaluateProgress(progressFacts) : null;
-  const progress = [...(prev?.progress ?? []), evidence ? evidence.progress : true];
-  const review = ctx.stage(round, 'review')?.result as ReviewResult | undefined;
+  const review = ctx.stage(round, 'review')?.result;
   const reviewsComplete = review !== undefined;
-  const coverageComplete = roundCoverageComplete(review, ctx.snapshot);
   const spentUsd = ctx.spent;
-  const decision = decideRound({
+  const {
+    openBlockers: open,
+    evidence,
+    progress,
+    decision,
+  } = planDecision({
     round,
+    findings,
+    sameClaim: (f) => findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, ctx.deps.hash),
+    progressFacts,
+    progressBefore: prev?.progress ?? [],
     budgets: ctx.snapshot.budgets,
     hasFixer: ctx.fixer !== null,
     reviewsComplete,
-    coverageComplete,
-    openBlockers: open,
-    progress,
+    coverageComplete: roundCoverageComplete(review, ctx.snapshot),
     stopWindow: ctx.snapshot.policy.stopWindow,
     spentUsd,
   });
@@ -122,8 +102,7 @@ async function gatherProgressFacts(
     });
   }
   const raised = raisedIn(findings, round, CONTROLLER_REVIEWER);
-  const checksOf = (r: number) =>
-    (ctx.stage(r, 'checks')?.result as { results: CheckResult[] } | undefined)?.results ?? null;
+  const checksOf = (r: number) => ctx.stage(r, 'checks')?.result.results ?? null;
   const since = ctx.stage(round - 1, 'decide')?.completedAt ?? 0;
   const settledSince = findings
     .filter((f) => f.dispute !== null && f.settlement !== null && f.settlement.at > since)

@@ -12,36 +12,15 @@ import { relative } from 'node:path';
 import { endForCallFailure } from '../../core/failure-map.js';
 import type { Lease } from '../../core/ledger.js';
 import { fixerPrompt } from '../../core/prompt.js';
+import { fixerReplySchema } from '../../core/replies.js';
+import type { FixResult, RecordedFix } from '../../core/stage-results.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
+import { MalformedReplyError } from '../errors.js';
 import { changedPaths, editsInSubmodules } from '../fix-landing.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
-
-export interface FixResult {
-  from: string;
-  commit: string | null;
-  diffDigest: string;
-  disputes: { findingId: string; reason: string }[];
-  /** Ids the fixer named that are not among the blockers it was given. */
-  unknownIds: string[];
-  /** Why (some of) the fixer's edit did not land: edits inside a submodule. The round then shows no progress for it. */
-  notLanded?: string;
-  /**
-   * Paths of the user's working tree that changed while the fixer ran: a warning only,
-   * never the fixer's fault (a user's save looks the same).
-   */
-  userTreeChanged?: string[];
-}
-
-/** The recorded fixer reply: its JSON plus the commit the controller made of its edit. */
-interface RecordedFix extends FixerReply {
-  commit: string | null;
-  diffDigest: string;
-  notLanded?: string;
-  userTreeChanged?: string[];
-}
 
 export async function fixStage(
   ctx: RunContext,
@@ -90,6 +69,11 @@ export async function fixStage(
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
+      // The adapter validated it; parsed again here only to be typed, never cast.
+      const parsedReply = fixerReplySchema.safeParse(reply);
+      if (!parsedReply.success)
+        throw new MalformedReplyError(`reply fails the fixer schema: ${parsedReply.error.message}`);
+      const fixerReply: FixerReply = parsedReply.data;
       // The user's tree is read once the commit has read the worktree's files (the two
       // would compete for the machine), while it writes its objects and beside the new
       // revision's diff read. The run's ref moves only after it, and after the push and
@@ -126,7 +110,7 @@ export async function fixStage(
         ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
         ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
       };
-      if (!commit) return { ...(reply as FixerReply), commit, diffDigest: expectedDigest, ...notes };
+      if (!commit) return { ...fixerReply, commit, diffDigest: expectedDigest, ...notes };
       // A rejected landing is kept for after: the reply is still recorded.
       rejected = await land(ctx, commit).then(
         () => null,
@@ -134,7 +118,7 @@ export async function fixStage(
       );
       const diffDigest = await digest;
       if (!rejected) markFrozen(ctx, commit);
-      return { ...(reply as FixerReply), commit, diffDigest, ...notes };
+      return { ...fixerReply, commit, diffDigest, ...notes };
     },
   });
   if (!res.ok) {
@@ -142,7 +126,7 @@ export async function fixStage(
     throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
   }
   if (rejected) throw rejected;
-  const reply = res.verdict.reply as RecordedFix;
+  const reply = res.verdict.reply;
   // A verdict recorded before a crash names a commit made then: it must still exist.
   if (!res.fresh && reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
     throw new RunEnd(

@@ -2,22 +2,15 @@
  * Invariant 10: before a blocker costs a rework round, a fresh-context
  * refuter given only the diff, the criteria and the claim tries to refute it.
  */
-import { costSpent } from '../../core/budget.js';
 import { endForCallFailure } from '../../core/failure-map.js';
 import type { Lease, Refutation } from '../../core/ledger.js';
 import { refuterPrompt } from '../../core/prompt.js';
-import { isBlocker } from '../../core/run-report.js';
-import type { RefuterReply } from '../../core/types.js';
+import { refutationOf, refutationTargets } from '../../core/refute-plan.js';
+import type { RefuteResult } from '../../core/stage-results.js';
 import { callAgent } from '../call.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
-import { CONTROLLER_REVIEWER } from './review.js';
-
-export interface RefuteResult {
-  refuter: string | null;
-  decisions: { findingId: string; callKey: string; decision: 'upheld' | 'refuted' }[];
-}
 
 export async function refuteStage(
   ctx: RunContext,
@@ -27,14 +20,16 @@ export async function refuteStage(
   expectedDigest: string,
 ): Promise<void> {
   const refuter = ctx.refuter;
-  const findings = (await ctx.deps.store.listFindings(ctx.run.id)).filter(
-    (f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER && isBlocker(f),
-  );
+  // The planner (core/refute-plan.ts) names the findings to send; with the budget spent it
+  // sends none (an attempt would abort the run with no outcome).
+  const findings = refutationTargets(await ctx.deps.store.listFindings(ctx.run.id), round, {
+    hasRefuter: refuter !== null,
+    spentUsd: ctx.spent,
+    budgets: ctx.snapshot.budgets,
+  });
   const refutations: { findingId: string; refutation: Refutation }[] = [];
   const result: RefuteResult = { refuter: refuter?.name ?? null, decisions: [] };
-  // Invariant 12: with the budget spent after a complete review, no refuter is paid for; the
-  // decision then ends the run findings / budget (an attempt would abort it with no outcome).
-  if (refuter && findings.length > 0 && !costSpent(ctx.spent, ctx.snapshot.budgets)) {
+  if (refuter && findings.length > 0) {
     await checkFrozen(ctx, expectedDigest);
     const checkout = checkoutForReaders(ctx, ctx.run.head, [refuter.reviewer]);
     await checkout.ready;
@@ -59,13 +54,10 @@ export async function refuteStage(
       });
       if (!res.ok)
         throw new RunEnd(endForCallFailure(res.class, 'refuter', `refuter: ${res.detail}`, res.attempts > 1));
-      const reply = res.verdict.reply as RefuterReply;
-      const by = res.verdict.modelId ? `${refuter.name} (${res.verdict.modelId})` : refuter.name;
-      refutations.push({
-        findingId: f.id,
-        refutation: { decision: reply.decision, by, reason: reply.reason, callKey: res.verdict.callKey },
-      });
-      result.decisions.push({ findingId: f.id, callKey: res.verdict.callKey, decision: reply.decision });
+      const { callKey, modelId } = res.verdict;
+      const refutation = refutationOf(res.verdict.reply, { callKey, refuter: refuter.name, modelId });
+      refutations.push({ findingId: f.id, refutation });
+      result.decisions.push({ findingId: f.id, callKey, decision: refutation.decision });
     }
     await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record', fresh)]);
   }

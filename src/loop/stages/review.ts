@@ -1,48 +1,26 @@
 /**
  * The review stage: every configured reviewer on the round's revision (side
  * by side, one call per chunk of a large diff, recorded in configured order:
- * review-calls.ts); then gating (invariant 9) and the scope lock (invariant 11);
- * then the findings and the completion mark in one transaction.
+ * review-calls.ts); then the scope facts and judged content from git, which
+ * the review planner (core/review-gating.ts: invariants 9 and 11) gates; then
+ * the findings and the completion mark in one transaction.
  */
-import type { Coverage } from '../../core/coverage.js';
-import { gateScenario } from '../../core/gating.js';
 import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
-import type { GateDecision, Lease } from '../../core/ledger.js';
+import type { Lease } from '../../core/ledger.js';
+import { findingsToGate, gateFindings } from '../../core/review-gating.js';
 import { CONTROLLER_REVIEWER } from '../../core/run-report.js';
 import type { ScopeFacts } from '../../core/scope-lock.js';
-import { gateScope } from '../../core/scope-lock.js';
-import { isBlockingSeverity, type ReportedFinding, type ReviewerReply } from '../../core/types.js';
+import { type ReviewResult, reviewerVerdicts } from '../../core/stage-results.js';
+import { isBlockingSeverity, type ReportedFinding } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
 import { besideNextCall } from '../background.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
-import type { DroppedFinding } from '../review-calls.js';
 import { reviewCalls, roundCoverage } from '../review-calls.js';
 import { planReview } from '../review-plan.js';
 import type { RunContext } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
-
-export interface ReviewResult {
-  head: string;
-  /** One per reviewer, or per reviewer and chunk (configured order, then chunk order). */
-  verdicts: {
-    reviewer: string;
-    callKey: string;
-    verdict: 'pass' | 'findings';
-    modelId: string | null;
-    /** Present when the diff was reviewed in chunks: this call's chunk. */
-    chunk?: { index: number; files: string[] };
-  }[];
-  /** Scope facts per finding id, recorded so replay re-gates without git. */
-  scope: Record<string, ScopeFacts>;
-  /** Issue 17: per reviewer, the files it was shown and those left out (absent before issue 17). */
-  coverage?: Record<string, Coverage>;
-  /** Issue 17: findings on ignored paths, dropped with the rule that matched. */
-  dropped?: DroppedFinding[];
-  protectedEdited: string[];
-  reviewsComplete: true;
-}
 
 export { CONTROLLER_REVIEWER };
 
@@ -79,39 +57,29 @@ export async function reviewStage(
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
 
+  // Facts first (git), then the planner (core/review-gating.ts) decides every gate.
   const passes = await latestPasses(ctx, head);
-  const findings: NewFinding[] = [];
+  const calls = got.map(({ name, verdict }) => ({
+    reviewer: name,
+    callKey: verdict.callKey,
+    reply: verdict.reply,
+  }));
+  const { toGate, dropped } = findingsToGate(calls, plan.isIgnored, (key, index) =>
+    findingId(ctx.run.id, key, index, ctx.deps.hash),
+  );
   const scope: Record<string, ScopeFacts> = {};
-  const dropped: DroppedFinding[] = [];
-  for (const { name, verdict } of got) {
-    const reply = verdict.reply as ReviewerReply;
-    for (const [index, f] of reply.findings.entries()) {
-      // Issue 17: a finding on an ignored path is dropped, with the rule that left the path out.
-      const rule = plan.isIgnored(f.file);
-      if (rule !== null) {
-        dropped.push({ reviewer: name, callKey: verdict.callKey, index, file: f.file, rule });
-        continue;
-      }
-      const id = findingId(ctx.run.id, verdict.callKey, index, ctx.deps.hash);
-      const facts = await scopeFacts(lines, passes.get(name) ?? null, head, f);
-      scope[id] = facts;
-      const gate = gateFinding(f, ctx.criteria, facts, ctx.snapshot.policy);
-      const content = await judgedLines(ctx, head, f);
-      findings.push({
-        id,
-        runId: ctx.run.id,
-        round,
-        reviewer: name,
-        revision: head,
-        callKey: verdict.callKey,
-        index,
-        reported: f,
-        severity: gate.kind === 'demoted' ? 'MINOR' : f.severity,
-        gate,
-        content,
-      });
-    }
+  const content: Record<string, string> = {};
+  for (const f of toGate) {
+    scope[f.id] = await scopeFacts(lines, passes.get(f.reviewer) ?? null, head, f.reported);
+    content[f.id] = await judgedLines(ctx, head, f.reported);
   }
+  const findings: NewFinding[] = gateFindings(toGate, scope, ctx.criteria, ctx.snapshot.policy).map((g) => ({
+    ...g,
+    runId: ctx.run.id,
+    round,
+    revision: head,
+    content: content[g.id] ?? null,
+  }));
   const protectedEdited = await protectedRead.get();
   for (const path of protectedEdited)
     findings.push(protectedFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
@@ -122,7 +90,7 @@ export async function reviewStage(
     verdicts: got.map(({ name, verdict, chunk }) => ({
       reviewer: name,
       callKey: verdict.callKey,
-      verdict: (verdict.reply as ReviewerReply).verdict,
+      verdict: verdict.reply.verdict,
       modelId: verdict.modelId,
       ...(chunk ? { chunk } : {}),
     })),
@@ -142,17 +110,6 @@ export async function reviewStage(
   });
 }
 
-/** Gating: U1 first (a vague blocker is MINOR whatever its scope), then the scope lock. */
-export function gateFinding(
-  f: ReportedFinding,
-  criteria: string,
-  facts: ScopeFacts,
-  policy: { requireScenario: boolean; scopeLock: boolean },
-): GateDecision {
-  const g = gateScenario(f, criteria, policy.requireScenario);
-  return g.kind === 'demoted' ? g : gateScope(f, facts, policy.scopeLock);
-}
-
 async function scopeFacts(
   lines: LineFacts,
   passedAt: string | null,
@@ -169,19 +126,15 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
   const { store } = ctx.deps;
-  const all = (await store.listVerdictsForChange(ctx.run.changeKey)).filter(
-    (v) => v.role === 'reviewer' && v.revision !== head,
+  const all = reviewerVerdicts(await store.listVerdictsForChange(ctx.run.changeKey)).filter(
+    (v) => v.revision !== head,
   );
   // Issue 17: a revision reviewed in chunks is passed only when no chunk of it had findings.
   const raised = new Set(
-    all
-      .filter((v) => (v.reply as ReviewerReply).verdict !== 'pass')
-      .map((v) => `${v.reviewer}@${v.revision}`),
+    all.filter((v) => v.reply.verdict !== 'pass').map((v) => `${v.reviewer}@${v.revision}`),
   );
   const verdicts = all
-    .filter(
-      (v) => (v.reply as ReviewerReply).verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`),
-    )
+    .filter((v) => v.reply.verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`))
     .sort((a, b) => b.recordedAt - a.recordedAt);
   for (const v of verdicts) {
     if (out.has(v.reviewer)) continue;

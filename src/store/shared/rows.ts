@@ -13,9 +13,9 @@ import type {
   RoundRow,
   RunRow,
   Settlement,
-  StageRow,
-  VerdictRow,
 } from '../../core/ledger.js';
+import type { StageRow, VerdictRow } from '../../core/stage-results.js';
+import { parseStageRow, parseVerdictRow } from '../../core/stored-rows.js';
 import type {
   EndReason,
   Outcome,
@@ -67,29 +67,33 @@ export const toRound = (r: Raw): RoundRow => ({
   startedAt: num(r.started_at),
 });
 
-export const toStage = (r: Raw): StageRow => ({
-  runId: str(r.run_id),
-  round: num(r.round),
-  stage: r.stage as Stage,
-  snapshotKey: str(r.snapshot_key),
-  result: json(r.result),
-  completedAt: num(r.completed_at),
-});
+/** The result is parsed by its stage's schema on the way out (core/stored-rows.ts). */
+export const toStage = (r: Raw): StageRow =>
+  parseStageRow({
+    runId: str(r.run_id),
+    round: num(r.round),
+    stage: str(r.stage),
+    snapshotKey: str(r.snapshot_key),
+    result: json(r.result),
+    completedAt: num(r.completed_at),
+  });
 
-export const toVerdict = (r: Raw): VerdictRow => ({
-  callKey: str(r.call_key),
-  runId: str(r.run_id),
-  round: num(r.round),
-  stage: r.stage as Stage,
-  role: r.role as Role,
-  reviewer: str(r.reviewer),
-  revision: str(r.revision),
-  promptDigest: str(r.prompt_digest),
-  modelId: strOrNull(r.model_id),
-  reply: json(r.reply),
-  costUsd: num(r.cost_usd),
-  recordedAt: num(r.recorded_at),
-});
+/** The reply is parsed by its role's schema on the way out (core/stored-rows.ts). */
+export const toVerdict = (r: Raw): VerdictRow =>
+  parseVerdictRow({
+    callKey: str(r.call_key),
+    runId: str(r.run_id),
+    round: num(r.round),
+    stage: str(r.stage),
+    role: str(r.role),
+    reviewer: str(r.reviewer),
+    revision: str(r.revision),
+    promptDigest: str(r.prompt_digest),
+    modelId: strOrNull(r.model_id),
+    reply: json(r.reply),
+    costUsd: num(r.cost_usd),
+    recordedAt: num(r.recorded_at),
+  });
 
 export const toAttempt = (r: Raw): AttemptRow => ({
   runId: str(r.run_id),

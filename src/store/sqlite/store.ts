@@ -15,9 +15,9 @@ import type {
   LeaseOwner,
   RunRow,
   Settlement,
-  VerdictRow,
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
+import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
 import { isTerminal, RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
@@ -353,7 +353,7 @@ export class SqliteStore implements Store {
 
   async recordVerdict(
     lease: Lease,
-    v: Omit<VerdictRow, 'recordedAt'>,
+    v: NewVerdict,
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {

@@ -6,7 +6,7 @@
 import type uPlot from 'uplot';
 
 const lib = (): typeof uPlot => {
-  const u = (globalThis as unknown as { uPlot?: typeof uPlot }).uPlot;
+  const u = (globalThis as { uPlot?: typeof uPlot }).uPlot;
   if (!u) throw new Error('uPlot did not load');
   return u;
 };

@@ -1,0 +1,37 @@
+/**
+ * The refute planner (invariant 10): which of a round's findings go to the
+ * refuter, and what each of its decisions records. The live refute stage and
+ * replay both call it.
+ */
+import { costSpent } from './budget.js';
+import type { FindingRow, Refutation } from './ledger.js';
+import { CONTROLLER_REVIEWER, isBlocker } from './run-report.js';
+import type { Budgets, RefuterReply } from './types.js';
+
+/** The round's reviewer blockers: the controller's own protected-path findings are a person's to judge. */
+export const refutable = (findings: readonly FindingRow[], round: number): FindingRow[] =>
+  findings.filter((f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER && isBlocker(f));
+
+/**
+ * The findings the refuter is asked about: none without a refuter, and none
+ * once the cost budget is spent after a complete review (invariant 12: no
+ * refuter is paid for; the decision then ends the run findings / budget).
+ */
+export function refutationTargets(
+  findings: readonly FindingRow[],
+  round: number,
+  facts: { hasRefuter: boolean; spentUsd: number; budgets: Budgets },
+): FindingRow[] {
+  const targets = refutable(findings, round);
+  if (!facts.hasRefuter || targets.length === 0 || costSpent(facts.spentUsd, facts.budgets)) return [];
+  return targets;
+}
+
+/** What one refuter verdict records on its finding: refuted findings stop blocking (run-report.ts). */
+export function refutationOf(
+  reply: RefuterReply,
+  call: { callKey: string; refuter: string; modelId: string | null },
+): Refutation {
+  const by = call.modelId ? `${call.refuter} (${call.modelId})` : call.refuter;
+  return { decision: reply.decision, by, reason: reply.reason, callKey: call.callKey };
+}
