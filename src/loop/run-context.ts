@@ -218,6 +218,8 @@ export class RunContext {
   /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
   savePrompt(digest: string, prompt: string): Promise<void> {
     const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-    return existsSync(path) ? Promise.resolve() : writeFileAtomicAsync(path, prompt);
+    return existsSync(path)
+      ? Promise.resolve()
+      : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
   }
 }

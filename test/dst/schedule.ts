@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canonicalJson } from '../../src/core/canonical-json.js';
 import type { RunRow } from '../../src/core/ledger.js';
 import { isTerminal } from '../../src/core/types.js';
 import { sha256 } from '../../src/io/hash.js';
@@ -47,6 +48,11 @@ export interface ScheduleResult {
   /** Violations of a known gap (known-gaps.ts), by gap id: counted, never failing. */
   known: string[];
   trace: Step[];
+  /**
+   * sha256 of the ledger's final state and the step trace, with this process's
+   * directories written out of it: a schedule run alone must give the same.
+   */
+  digest: string;
 }
 
 export function drawProfile(rng: Rng): FaultProfile {
@@ -173,6 +179,7 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
         step: null,
       });
   }
+  const digest = digestOf(ledger, sched.trace, [o.stateDir, o.repoRoot, tmpdir()]);
   cleanUp(ledger.run);
   const known = found.flatMap((v) => knownGap(v)?.id ?? []);
   const violations = found.filter((v) => !knownGap(v));
@@ -186,7 +193,15 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
     violations,
     known,
     trace: sched.trace,
+    digest,
   };
+}
+
+/** The schedule's fingerprint; paths that differ between processes (temp dirs) become placeholders. */
+function digestOf(ledger: Ledger, trace: Step[], dirs: string[]): string {
+  let text = canonicalJson({ ledger, trace });
+  for (const [i, dir] of dirs.entries()) text = text.split(dir).join(`<dir${i}>`);
+  return sha256(text);
 }
 
 /** What a schedule leaves on disk: its record, and checkouts a dead owner never removed. */
