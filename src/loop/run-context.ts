@@ -53,7 +53,8 @@ export class RunContext {
   private readonly digests = new Map<string, Promise<string>>();
   private readonly blobs = new Map<string, Promise<Buffer | null>>();
   private readonly ancestry = new Map<string, Promise<boolean>>();
-  private readonly attempts = new Map<string, number>();
+  /** Each call's latest recorded attempt, by call key. */
+  private readonly attempts = new Map<string, AttemptRow>();
   private readonly stages = new Map<string, StageRow>();
   private callStartWaiters: (() => void)[] = [];
 
@@ -71,7 +72,7 @@ export class RunContext {
     this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
     for (const v of recorded.verdicts) this.verdicts.set(v.callKey, v);
     for (const a of recorded.attempts)
-      this.attempts.set(a.callKey, Math.max(a.attemptNo, this.attempts.get(a.callKey) ?? 0));
+      if (a.attemptNo > (this.attempts.get(a.callKey)?.attemptNo ?? 0)) this.attempts.set(a.callKey, a);
     for (const s of recorded.stages) this.stages.set(`${s.round}:${s.stage}`, s);
   }
 
@@ -89,7 +90,12 @@ export class RunContext {
   }
 
   attemptsOf(callKey: string): number {
-    return this.attempts.get(callKey) ?? 0;
+    return this.attempts.get(callKey)?.attemptNo ?? 0;
+  }
+
+  /** The call's latest attempt the ledger held when this owner took the run. */
+  lastAttempt(callKey: string): AttemptRow | undefined {
+    return this.attempts.get(callKey);
   }
 
   stage(round: number, stage: Stage): StageRow | undefined {

@@ -82,26 +82,21 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
   let ended = false;
   let liveId = '';
 
-  const sched: Scheduler = new Scheduler(
-    rng,
-    profile,
-    {
-      advance: (ms) => world.advance(ms),
-      canStall: () => liveId !== '' && !stalling && !ended && procs.length < MAX_PROCS - 1,
-      stall: async () => {
-        // The stalled owner's lease runs out; another process takes the run over and drives it.
-        stalling = true;
-        world.advance(LEASE_TTL_MS + 1);
-        await attempt((deps) => resumeRun(deps, liveId));
-        stalling = false;
-      },
-      observe: (proc, method, args, out) => {
-        ops.push({ proc: proc.id, method, args, ...out });
-        if (out.applied && (method === 'finishRun' || method === 'forceEnd')) ended = true;
-      },
+  const sched: Scheduler = new Scheduler(rng, profile, {
+    advance: (ms) => world.advance(ms),
+    canStall: () => liveId !== '' && !stalling && !ended && procs.length < MAX_PROCS - 1,
+    stall: async () => {
+      // The stalled owner's lease runs out; another process takes the run over and drives it.
+      stalling = true;
+      world.advance(LEASE_TTL_MS + 1);
+      await attempt((deps) => resumeRun(deps, liveId));
+      stalling = false;
     },
-    o.repoRoot,
-  );
+    observe: (proc, method, args, out) => {
+      ops.push({ proc: proc.id, method, args, ...out });
+      if (out.applied && (method === 'finishRun' || method === 'forceEnd')) ended = true;
+    },
+  });
 
   /** Runs one process to its end; what escapes it is judged, as the CLI would print it. */
   const attempt = async (body: (deps: LoopDeps) => Promise<unknown>, quiet = false) => {
