@@ -7,8 +7,10 @@
 //
 //   node test/crash/harness.mjs [--trials 300] [--concurrency 3] [--seed 1]
 //        [--bugs 2] [--flaky 0.03] [--sleep-ms 30] [--cli dist/cli/main.js] [--json] [--keep]
+//        [--min-boundary-hits N]
 //
-// Exit 0 when no trial violated anything, 1 otherwise.
+// Exit 0 when no trial violated anything (and every boundary was killed at least
+// --min-boundary-hits times), 1 otherwise.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +32,7 @@ const { values: o } = parseArgs({
     cli: { type: 'string', default: join(ROOT, 'dist/cli/main.js') },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'min-boundary-hits': { type: 'string', default: '0' },
   },
 });
 const trials = Number(o.trials);
@@ -171,7 +174,12 @@ async function main() {
   summary.workDir = work;
   if (o.json) console.log(JSON.stringify(summary, null, 2));
   else printSummary(summary);
-  process.exit(summary.violations === 0 ? 0 : 1);
+  const enough = summary.fewestBoundaryHits.hits >= Number(o['min-boundary-hits']);
+  if (!enough)
+    console.error(
+      `kill harness: boundary ${summary.fewestBoundaryHits.boundary} killed ${summary.fewestBoundaryHits.hits} times, fewer than --min-boundary-hits ${o['min-boundary-hits']}`,
+    );
+  process.exit(summary.violations === 0 && enough ? 0 : 1);
 }
 
 function summarize(results, meta) {
@@ -210,6 +218,10 @@ function summarize(results, meta) {
       violating.push({ trial: r.i, dir: r.trial.dir, plan: r.plan, violations: r.judged.violations });
   }
   const boundaryCovered = Object.keys(meta.passes).filter((b) => killsAt[b] > 0);
+  // Kills that landed at each boundary (a random instant that fell on one is counted apart).
+  const fewestBoundaryHits = Object.keys(meta.passes)
+    .map((boundary) => ({ boundary, hits: killsAt[boundary] ?? 0 }))
+    .reduce((a, b) => (b.hits < a.hits ? b : a));
   return {
     trials: results.length,
     seconds: Math.round(meta.ms / 100) / 10,
@@ -219,6 +231,7 @@ function summarize(results, meta) {
     plannedKillsThatMissed: missed,
     killsAt: Object.fromEntries(Object.entries(killsAt).sort()),
     boundariesCovered: `${boundaryCovered.length}/${Object.keys(meta.passes).length}`,
+    fewestBoundaryHits,
     resumedWith: commands,
     slowestResumeAttemptMs: takeoverMaxMs,
     outcomes,
@@ -238,6 +251,9 @@ function printSummary(s) {
     `kills: ${s.kills} (+${s.plannedKillsThatMissed} planned kills landed after the run ended); boundaries covered ${s.boundariesCovered}`,
   );
   for (const [site, n] of Object.entries(s.killsAt)) console.log(`  ${site.padEnd(32)} ${n}`);
+  console.log(
+    `fewest kills at one boundary: ${s.fewestBoundaryHits.hits} (${s.fewestBoundaryHits.boundary})`,
+  );
   console.log(
     `resumed with: review ${s.resumedWith.review}, resume ${s.resumedWith.resume}; slowest resume attempt ${s.slowestResumeAttemptMs} ms`,
   );
