@@ -9,6 +9,8 @@
 //        [--bugs 2] [--flaky 0.03] [--sleep-ms 30] [--cli dist/cli/main.js] [--json] [--keep]
 //        [--min-boundary-hits N]
 //
+// Progress goes to stderr every 25 trials; SIGTERM or SIGINT stops starting trials and prints
+// the summary of those done.
 // Exit 0 when no trial violated anything (and every boundary was killed at least
 // --min-boundary-hits times), 1 otherwise.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -133,12 +135,21 @@ async function main() {
     rmSync(c.log, { force: true });
   }
 
+  // SIGTERM/SIGINT: no new trial starts; the summary covers the trials done (a long run on a
+  // loaded machine can be cut short and still report exact figures).
+  let stopping = false;
+  for (const sig of ['SIGTERM', 'SIGINT'])
+    process.on(sig, () => {
+      stopping = true;
+      console.error(`kill harness: ${sig}: finishing the trials under way, then the summary of those done`);
+    });
   const passes = boundaryPasses(bugs);
   const seed = Number(o.seed);
   const results = [];
   let next = 0;
   const lane = async () => {
     for (;;) {
+      if (stopping) return;
       const i = next++;
       if (i >= trials) return;
       const rand = prng(seed * 1_000_003 + i);
@@ -165,6 +176,11 @@ async function main() {
       }
       if (!o.json && judged.violations.length > 0)
         console.error(`trial ${i} (${dir}): ${judged.violations.join('\n  ')}`);
+      if (results.length % 25 === 0) {
+        const bad = results.filter((x) => x.judged.violations.length > 0).length;
+        const min = Math.round((Date.now() - started) / 60_000);
+        console.error(`kill harness: ${results.length}/${trials} trials done, ${bad} violating, ${min} min`);
+      }
     }
   };
   await Promise.all(Array.from({ length: Number(o.concurrency) }, lane));
