@@ -67,6 +67,10 @@ const summary = await runSchedules({
   schedules: args.schedules,
   scratch,
   maxFailures: Number(process.env.DST_MAX_FAILURES ?? 5),
+  // One line per schedule, for comparing a schedule alone with the same one inside a long run.
+  onSchedule: process.env.DST_PRINT_DIGESTS
+    ? (r) => process.stdout.write(`digest ${r.seed} ${r.digest}\n`)
+    : undefined,
   onFailure: (r) => process.stderr.write(`test:dst: failing: ${describeFailure(r, 0).split('\n')[0]}\n`),
   onProgress: (done, failed) => {
     if (Date.now() - lastReport < 30_000) return;

@@ -63,6 +63,8 @@ export async function callAgent<R extends Role>(
   const saved = ctx.savePrompt(promptDigest, spec.prompt);
   saved.catch(() => undefined);
 
+  const ended = endedBefore(ctx, key);
+  if (ended) return ended;
   let attempt = ctx.attemptsOf(key);
   for (;;) {
     // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
@@ -194,4 +196,28 @@ export async function callAgent<R extends Role>(
 function ofRole<R extends Role>(v: VerdictRow, role: R): VerdictRowOf<R> {
   if (isRoleVerdict(v, role)) return v;
   throw new Error(`verdict ${v.callKey} was recorded for a ${v.role}, not a ${role}`);
+}
+
+/**
+ * Invariant 7 across owners: an earlier owner's last attempt of this call
+ * stands when it ended in a class never retried or used the last retry (that
+ * owner died before it could end the run); the call then ends as it did. Only
+ * an interrupted attempt (`started`, `unknown`) or one with retries left is
+ * made again.
+ */
+function endedBefore(ctx: RunContext, key: string): Extract<CallOutcome, { ok: false }> | null {
+  const last = ctx.lastAttempt(key);
+  if (!last || last.class === 'started' || last.class === 'unknown' || last.class === 'ok') return null;
+  const { retry } = ctx.snapshot;
+  const next = nextRetry({
+    cls: last.class,
+    attempt: last.attemptNo,
+    maxAttempts: retry.attempts,
+    baseDelayMs: retry.baseDelayMs,
+    maxDelayMs: retry.maxDelayMs,
+    // Only whether to retry is asked here: no randomness is spent on a delay.
+    random: () => 0,
+  });
+  if (next.retry) return null;
+  return { ok: false, class: last.class, detail: last.detail ?? last.class, attempts: last.attemptNo };
 }

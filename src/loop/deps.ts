@@ -55,6 +55,11 @@ export interface LoopDeps {
   signal?: AbortSignal | undefined;
   /** A fresh, unique run id. */
   newRunId: () => string;
+  /**
+   * Writes a file of the state dir (a prompt) atomically; writeFileAtomicAsync unless a
+   * deterministic simulation needs the write to finish without waiting on the disk.
+   */
+  writeStateFile?: ((path: string, data: string) => Promise<void>) | undefined;
   /** Runs one configured check; run-check.ts (a real process) unless a test simulates checks. */
   runCheck?: typeof runCheck | undefined;
 }

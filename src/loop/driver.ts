@@ -264,6 +264,10 @@ async function finish(
   // hold the fix commits until then) go. A failed move is thrown: the run stays resumable.
   await (ctx?.runRef ?? new RunRefMoves(deps.git, deps.repoRoot, run.id)).settle(run.head, run.snapshot.head);
   deps.crashPoint?.('before:finish');
+  // No call of this owner is under way now, so an attempt still `started` is one whose end was
+  // never recorded: a dead owner's, when the run ends before resuming it (its context cannot be
+  // built), or this owner's own, when a store write's answer was lost. The run ends with it `unknown`.
+  await deps.store.markInterruptedAttempts(lease);
   const row = await deps.store.finishRun(lease, end);
   deps.onEvent?.({ kind: 'end', runId: row.id, status: row.status, outcome: row.outcome });
   deps.crashPoint?.('after:finish');

@@ -150,10 +150,14 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
         // A bug or a storage fault in one run must not stop the worker, and must not
         // leave the run to be reclaimed and crash again forever: it ends `unknown`.
         opts.onError?.(lease.runId, err as Error);
+        // Whatever attempt the error left `started` ends `unknown` with the run (as driveRun's end does).
         await deps.store
-          .finishRun(
-            lease,
-            unfinishedEnd('unknown', 'interrupted', `worker error: ${(err as Error).message}`),
+          .markInterruptedAttempts(lease)
+          .then(() =>
+            deps.store.finishRun(
+              lease,
+              unfinishedEnd('unknown', 'interrupted', `worker error: ${(err as Error).message}`),
+            ),
           )
           .catch(() => undefined);
       }

@@ -54,7 +54,8 @@ export class RunContext {
   private readonly digests = new Map<string, Promise<string>>();
   private readonly blobs = new Map<string, Promise<Buffer | null>>();
   private readonly ancestry = new Map<string, Promise<boolean>>();
-  private readonly attempts = new Map<string, number>();
+  /** Each call's latest recorded attempt, by call key. */
+  private readonly attempts = new Map<string, AttemptRow>();
   private readonly stages = new Map<string, StageRow>();
   private callStartWaiters: (() => void)[] = [];
 
@@ -72,7 +73,7 @@ export class RunContext {
     this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
     for (const v of recorded.verdicts) this.verdicts.set(v.callKey, v);
     for (const a of recorded.attempts)
-      this.attempts.set(a.callKey, Math.max(a.attemptNo, this.attempts.get(a.callKey) ?? 0));
+      if (a.attemptNo > (this.attempts.get(a.callKey)?.attemptNo ?? 0)) this.attempts.set(a.callKey, a);
     for (const s of recorded.stages) this.stages.set(`${s.round}:${s.stage}`, s);
   }
 
@@ -90,7 +91,12 @@ export class RunContext {
   }
 
   attemptsOf(callKey: string): number {
-    return this.attempts.get(callKey) ?? 0;
+    return this.attempts.get(callKey)?.attemptNo ?? 0;
+  }
+
+  /** The call's latest attempt the ledger held when this owner took the run. */
+  lastAttempt(callKey: string): AttemptRow | undefined {
+    return this.attempts.get(callKey);
   }
 
   /** The recorded row of `stage` in `round`, typed by stage. */
@@ -221,6 +227,8 @@ export class RunContext {
   /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
   savePrompt(digest: string, prompt: string): Promise<void> {
     const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-    return existsSync(path) ? Promise.resolve() : writeFileAtomicAsync(path, prompt);
+    return existsSync(path)
+      ? Promise.resolve()
+      : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
   }
 }

@@ -172,14 +172,15 @@ describe('analyze: convergence, divergence and the stop rule', () => {
     expect(r.countRuleFiredAt).toBeNull();
   });
 
-  it('is linear: a 100k-round log that never fires takes about as long as one that does', () => {
+  it('is linear: a 20k-round log that never fires takes about as long as one that does', () => {
     // A sawtooth (2, 1, 2, 1, ...): every other round is divergent, never two in a row.
     const never = {
-      rounds: Array.from({ length: 100_000 }, (_, k) => ({
+      // 20k rounds: a quadratic scan is 20,000 times slower than a linear one, far past any load's noise.
+      rounds: Array.from({ length: 20_000 }, (_, k) => ({
         findings: k % 2 ? [f('r', 'MAJOR')] : [f('r', 'MAJOR'), f('r', 'MAJOR')],
       })),
     };
-    const fires = { rounds: Array.from({ length: 100_000 }, () => ({ findings: [f('r', 'MAJOR')] })) };
+    const fires = { rounds: Array.from({ length: 20_000 }, () => ({ findings: [f('r', 'MAJOR')] })) };
     const time = (doc: unknown) => {
       const t = performance.now();
       analyzeRoundLog(doc);
@@ -187,8 +188,10 @@ describe('analyze: convergence, divergence and the stop rule', () => {
     };
     time(never);
     time(fires);
-    const a = Math.min(time(never), time(never));
-    const b = Math.min(time(fires), time(fires));
+    // The fastest of three: a run the scheduler preempted (a loaded machine) does not count.
+    const fastest = (doc: unknown) => Math.min(...Array.from({ length: 3 }, () => time(doc)));
+    const a = fastest(never);
+    const b = fastest(fires);
     expect(analyzeRoundLog(never).stopRuleFiredAt).toBeNull();
     expect(analyzeRoundLog(fires).stopRuleFiredAt).toBe(3);
     // The quadratic scan took 10x longer on the log that never fires; a generous bound, not a timing race.

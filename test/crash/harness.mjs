@@ -7,8 +7,12 @@
 //
 //   node test/crash/harness.mjs [--trials 300] [--concurrency 3] [--seed 1]
 //        [--bugs 2] [--flaky 0.03] [--sleep-ms 30] [--cli dist/cli/main.js] [--json] [--keep]
+//        [--min-boundary-hits N]
 //
-// Exit 0 when no trial violated anything, 1 otherwise.
+// Progress goes to stderr every 25 trials; SIGTERM or SIGINT stops starting trials and prints
+// the summary of those done.
+// Exit 0 when no trial violated anything (and every boundary was killed at least
+// --min-boundary-hits times), 1 otherwise.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +34,7 @@ const { values: o } = parseArgs({
     cli: { type: 'string', default: join(ROOT, 'dist/cli/main.js') },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'min-boundary-hits': { type: 'string', default: '0' },
   },
 });
 const trials = Number(o.trials);
@@ -130,12 +135,21 @@ async function main() {
     rmSync(c.log, { force: true });
   }
 
+  // SIGTERM/SIGINT: no new trial starts; the summary covers the trials done (a long run on a
+  // loaded machine can be cut short and still report exact figures).
+  let stopping = false;
+  for (const sig of ['SIGTERM', 'SIGINT'])
+    process.on(sig, () => {
+      stopping = true;
+      console.error(`kill harness: ${sig}: finishing the trials under way, then the summary of those done`);
+    });
   const passes = boundaryPasses(bugs);
   const seed = Number(o.seed);
   const results = [];
   let next = 0;
   const lane = async () => {
     for (;;) {
+      if (stopping) return;
       const i = next++;
       if (i >= trials) return;
       const rand = prng(seed * 1_000_003 + i);
@@ -162,6 +176,11 @@ async function main() {
       }
       if (!o.json && judged.violations.length > 0)
         console.error(`trial ${i} (${dir}): ${judged.violations.join('\n  ')}`);
+      if (results.length % 25 === 0) {
+        const bad = results.filter((x) => x.judged.violations.length > 0).length;
+        const min = Math.round((Date.now() - started) / 60_000);
+        console.error(`kill harness: ${results.length}/${trials} trials done, ${bad} violating, ${min} min`);
+      }
     }
   };
   await Promise.all(Array.from({ length: Number(o.concurrency) }, lane));
@@ -171,7 +190,12 @@ async function main() {
   summary.workDir = work;
   if (o.json) console.log(JSON.stringify(summary, null, 2));
   else printSummary(summary);
-  process.exit(summary.violations === 0 ? 0 : 1);
+  const enough = summary.fewestBoundaryHits.hits >= Number(o['min-boundary-hits']);
+  if (!enough)
+    console.error(
+      `kill harness: boundary ${summary.fewestBoundaryHits.boundary} killed ${summary.fewestBoundaryHits.hits} times, fewer than --min-boundary-hits ${o['min-boundary-hits']}`,
+    );
+  process.exit(summary.violations === 0 && enough ? 0 : 1);
 }
 
 function summarize(results, meta) {
@@ -210,6 +234,10 @@ function summarize(results, meta) {
       violating.push({ trial: r.i, dir: r.trial.dir, plan: r.plan, violations: r.judged.violations });
   }
   const boundaryCovered = Object.keys(meta.passes).filter((b) => killsAt[b] > 0);
+  // Kills that landed at each boundary (a random instant that fell on one is counted apart).
+  const fewestBoundaryHits = Object.keys(meta.passes)
+    .map((boundary) => ({ boundary, hits: killsAt[boundary] ?? 0 }))
+    .reduce((a, b) => (b.hits < a.hits ? b : a));
   return {
     trials: results.length,
     seconds: Math.round(meta.ms / 100) / 10,
@@ -219,6 +247,7 @@ function summarize(results, meta) {
     plannedKillsThatMissed: missed,
     killsAt: Object.fromEntries(Object.entries(killsAt).sort()),
     boundariesCovered: `${boundaryCovered.length}/${Object.keys(meta.passes).length}`,
+    fewestBoundaryHits,
     resumedWith: commands,
     slowestResumeAttemptMs: takeoverMaxMs,
     outcomes,
@@ -238,6 +267,9 @@ function printSummary(s) {
     `kills: ${s.kills} (+${s.plannedKillsThatMissed} planned kills landed after the run ended); boundaries covered ${s.boundariesCovered}`,
   );
   for (const [site, n] of Object.entries(s.killsAt)) console.log(`  ${site.padEnd(32)} ${n}`);
+  console.log(
+    `fewest kills at one boundary: ${s.fewestBoundaryHits.hits} (${s.fewestBoundaryHits.boundary})`,
+  );
   console.log(
     `resumed with: review ${s.resumedWith.review}, resume ${s.resumedWith.resume}; slowest resume attempt ${s.slowestResumeAttemptMs} ms`,
   );

@@ -202,11 +202,22 @@ export const CHECKERS: Record<string, Checker> = {
           (o.args[1] as VerdictRow).callKey === v.callKey &&
           (o.result as { inserted: boolean }).inserted,
       );
-      const late = recorded && invocations.find((i) => i.callKey === v.callKey && i.step > recorded.step);
-      if (late)
+      // Asked again = an attempt of the call began once its verdict was in the ledger. An owner
+      // whose attempt began before (and who lost the run while its call was under way) still
+      // reaches the agent after the taker recorded the verdict; its own record is then fenced.
+      const again =
+        recorded &&
+        ops.find(
+          (o) =>
+            o.applied &&
+            o.method === 'beginAttempt' &&
+            (o.args[1] as { callKey: string }).callKey === v.callKey &&
+            o.seq > recorded.seq,
+        );
+      if (again)
         out.push({
-          message: `call ${v.callKey.slice(0, 12)} invoked again after its verdict`,
-          step: late.step,
+          message: `call ${v.callKey.slice(0, 12)} asked again after its verdict (process ${again.proc})`,
+          step: again.step,
         });
     }
     for (const i of invocations) {

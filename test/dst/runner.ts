@@ -3,7 +3,7 @@
  * and for every failing schedule its seed, the step and the invariant that
  * broke, and the steps that led there (never a bare stack trace).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { runSchedule, type ScheduleResult } from './schedule.js';
@@ -17,6 +17,8 @@ export interface RunOptions {
   onProgress?: ((done: number, failed: number) => void) | undefined;
   /** Told of each failing schedule as soon as it is judged. */
   onFailure?: ((r: ScheduleResult) => void) | undefined;
+  /** Told of every schedule once it is judged (its digest, for the determinism check). */
+  onSchedule?: ((r: ScheduleResult) => void) | undefined;
   /** Stop after this many failing schedules. */
   maxFailures?: number | undefined;
 }
@@ -36,8 +38,6 @@ export const scheduleSeed = (seed: number, i: number): number => (seed + i) >>> 
 
 export async function runSchedules(o: RunOptions): Promise<RunSummary> {
   const root = mkdtempSync(join(o.scratch, 'revloop-dst-'));
-  const repoRoot = join(root, 'repo');
-  mkdirSync(repoRoot, { recursive: true });
   const summary: RunSummary = { schedules: 0, failed: [], ends: {}, steps: 0, crashes: 0, known: {} };
   // An error nobody awaited would kill a real controller: it fails the schedule it came from.
   let unhandled: unknown[] = [];
@@ -46,11 +46,17 @@ export async function runSchedules(o: RunOptions): Promise<RunSummary> {
   try {
     for (let i = 0; i < o.schedules; i++) {
       unhandled = [];
+      // Each schedule on an empty disk of its own (key, records, prompts), removed after it: what
+      // one schedule left there must not change how the next one runs.
+      const own = join(root, String(i));
+      const repoRoot = join(own, 'repo');
+      mkdirSync(repoRoot, { recursive: true });
       const r = await runSchedule(scheduleSeed(o.seed, i), {
         repoRoot,
-        stateDir: join(root, 'state'),
+        stateDir: join(own, 'state'),
         mutate: o.mutate,
       });
+      rmSync(own, { recursive: true, force: true });
       for (const err of unhandled)
         r.violations.push({
           invariant: 'no unhandled rejection',
@@ -71,6 +77,7 @@ export async function runSchedules(o: RunOptions): Promise<RunSummary> {
 /** Adds one schedule to the summary; false once enough schedules failed. */
 function tally(summary: RunSummary, r: ScheduleResult, o: RunOptions): boolean {
   summary.schedules++;
+  o.onSchedule?.(r);
   summary.steps += r.trace.length;
   summary.crashes += r.trace.filter((s) => s.fault === 'crash' || s.fault === 'crash-after').length;
   summary.ends[r.end] = (summary.ends[r.end] ?? 0) + 1;

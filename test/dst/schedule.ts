@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canonicalJson } from '../../src/core/canonical-json.js';
 import type { RunRow } from '../../src/core/ledger.js';
 import { replayRun } from '../../src/core/replay.js';
 import { isTerminal } from '../../src/core/types.js';
@@ -47,6 +48,11 @@ export interface ScheduleResult {
   /** Violations of a known gap (known-gaps.ts), by gap id: counted, never failing. */
   known: string[];
   trace: Step[];
+  /**
+   * sha256 of the ledger's final state and the step trace, with this process's
+   * directories written out of it: a schedule run alone must give the same.
+   */
+  digest: string;
 }
 
 export function drawProfile(rng: Rng): FaultProfile {
@@ -76,26 +82,21 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
   let ended = false;
   let liveId = '';
 
-  const sched: Scheduler = new Scheduler(
-    rng,
-    profile,
-    {
-      advance: (ms) => world.advance(ms),
-      canStall: () => liveId !== '' && !stalling && !ended && procs.length < MAX_PROCS - 1,
-      stall: async () => {
-        // The stalled owner's lease runs out; another process takes the run over and drives it.
-        stalling = true;
-        world.advance(LEASE_TTL_MS + 1);
-        await attempt((deps) => resumeRun(deps, liveId));
-        stalling = false;
-      },
-      observe: (proc, method, args, out) => {
-        ops.push({ proc: proc.id, method, args, ...out });
-        if (out.applied && (method === 'finishRun' || method === 'forceEnd')) ended = true;
-      },
+  const sched: Scheduler = new Scheduler(rng, profile, {
+    advance: (ms) => world.advance(ms),
+    canStall: () => liveId !== '' && !stalling && !ended && procs.length < MAX_PROCS - 1,
+    stall: async () => {
+      // The stalled owner's lease runs out; another process takes the run over and drives it.
+      stalling = true;
+      world.advance(LEASE_TTL_MS + 1);
+      await attempt((deps) => resumeRun(deps, liveId));
+      stalling = false;
     },
-    o.repoRoot,
-  );
+    observe: (proc, method, args, out) => {
+      ops.push({ proc: proc.id, method, args, ...out });
+      if (out.applied && (method === 'finishRun' || method === 'forceEnd')) ended = true;
+    },
+  });
 
   /** Runs one process to its end; what escapes it is judged, as the CLI would print it. */
   const attempt = async (body: (deps: LoopDeps) => Promise<unknown>, quiet = false) => {
@@ -173,6 +174,7 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
         step: null,
       });
   }
+  const digest = digestOf(ledger, sched.trace, [o.stateDir, o.repoRoot, tmpdir()]);
   cleanUp(ledger.run);
   const known = found.flatMap((v) => knownGap(v)?.id ?? []);
   const violations = found.filter((v) => !knownGap(v));
@@ -186,7 +188,15 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
     violations,
     known,
     trace: sched.trace,
+    digest,
   };
+}
+
+/** The schedule's fingerprint; paths that differ between processes (temp dirs) become placeholders. */
+function digestOf(ledger: Ledger, trace: Step[], dirs: string[]): string {
+  let text = canonicalJson({ ledger, trace });
+  for (const [i, dir] of dirs.entries()) text = text.split(dir).join(`<dir${i}>`);
+  return sha256(text);
 }
 
 /** What a schedule leaves on disk: its record, and checkouts a dead owner never removed. */

@@ -116,12 +116,6 @@ export class Scheduler {
     private readonly rng: Rng,
     private readonly profile: FaultProfile,
     private readonly hooks: SchedulerHooks,
-    /**
-     * Known gap `unhandled-user-tree-read` (known-gaps.ts): `git status` of the user's own tree
-     * is never failed, because fix.ts starts that read and may leave it unawaited, and its
-     * rejection then kills the process unhandled.
-     */
-    private readonly sparedStatusOf: string | null = null,
   ) {}
 
   get step(): number {
@@ -168,8 +162,7 @@ export class Scheduler {
     const at = `${port}.${method}`;
     const write =
       port === 'store' ? STORE_WRITES.has(method) : port === 'git' ? GIT_WRITES.has(method) : true;
-    const spared = port === 'git' && method === 'status' && args[0] === this.sparedStatusOf;
-    const fault = proc.dead ? 'dead' : spared ? null : this.draw(proc, at, write);
+    const fault = proc.dead ? 'dead' : this.draw(proc, at, write);
     const n = this.step + 1;
     this.trace.push({ n, proc: proc.id, call: at, fault });
     if (proc.dead) throw new SimCrash(proc.id, at);

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { canonicalJson } from '../../src/core/canonical-json.js';
 import { admissionKey, snapshotKey } from '../../src/core/keys.js';
 import type { CheckResult } from '../../src/core/progress.js';
+import { writeFileAtomic } from '../../src/io/atomic-file.js';
 import { sha256 } from '../../src/io/hash.js';
 import { buildSnapshot } from '../../src/loop/admission.js';
 import { type LoadedConfig, loadConfigAt } from '../../src/loop/config-loader.js';
@@ -188,6 +189,9 @@ export class World {
       leaseTtlMs: LEASE_TTL_MS,
       repoRoot: this.repoRoot,
       stateDir: () => this.stateDir,
+      // Written before the promise is returned: a real write's completion would land between the
+      // scheduler's steps at a moment set by the disk, so concurrent calls would interleave by speed.
+      writeStateFile: async (path, data) => writeFileAtomic(path, data),
       crashPoint: (name) => sched.boundary(proc, name, () => this.push(sched.step)),
       newRunId: () => `${this.runId}-x${++ids}`,
       runCheck: sched.wrap(

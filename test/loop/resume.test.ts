@@ -367,9 +367,14 @@ describe('an owner that is still there', () => {
     expect(run.leaseOwner?.host).toBe('elsewhere.invalid');
 
     const { store, deps } = await fx.open();
+    // The far owner still heartbeats (its 400 ms lease could run out before the check on a loaded
+    // machine), then stops: its lease runs out only after the check, however slow the machine.
+    const far0 = { runId: run.id, token: run.fencingToken, owner: far, expiresAt: run.leaseExpiresAt ?? 0 };
+    await store.heartbeat(far0, 60_000);
     // The pid 4242 may or may not exist here: on another host it proves nothing, so the lease must expire.
     await expect(fx.resume(deps, run.id)).rejects.toBeInstanceOf(RunBusyError);
-    await new Promise((r) => setTimeout(r, Math.max(0, (run.leaseExpiresAt ?? 0) - Date.now()) + 50));
+    const last = await store.heartbeat(far0, 50);
+    await new Promise((r) => setTimeout(r, Math.max(0, last.expiresAt - Date.now()) + 100));
     const res = await fx.resume(deps, run.id);
     expect(res.run.status).toBe('completed');
     expect(res.run.fencingToken).toBeGreaterThan(run.fencingToken);

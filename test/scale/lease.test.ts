@@ -52,7 +52,7 @@ const sql = async <T extends pg.QueryResultRow>(text: string, args: unknown[] = 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -89,16 +89,15 @@ describe('worker leases on PostgreSQL', () => {
     writeFileSync(log, '');
     const slow = spawnCli(
       workerArgs(m1),
-      cliEnv(m1, { SCALE_AGENT_SLOW_MS: '1500', SCALE_AGENT_LOG: log }),
+      // Slow enough that the signal lands inside the call however long a loaded machine takes to see it start.
+      cliEnv(m1, { SCALE_AGENT_SLOW_MS: '5000', SCALE_AGENT_LOG: log }),
       m1.dir,
     );
     const slowDone = finished(slow);
     await until('the first agent call', () => logLines(log).length === 1);
-    const termAt = Date.now();
     slow.kill('SIGTERM');
     const a = await slowDone;
-    // It waited for the call (1.5 s) instead of killing it, and exited cleanly.
-    expect(Date.now() - termAt).toBeGreaterThan(1000);
+    // It waited for the call instead of killing it (its verdict is kept, below), and exited cleanly.
     expect(a.code, a.stderr).toBe(0);
     expect(workerLines(a.stdout)).toEqual([
       expect.objectContaining({ runId, status: 'running', detached: 'signal' }),
@@ -119,7 +118,7 @@ describe('worker leases on PostgreSQL', () => {
     // Two reviewer calls in all, each made once.
     expect(new Set(logLines(log).map((l) => l.key)).size).toBe(2);
     expect(logLines(log)).toHaveLength(2);
-  }, 120_000);
+  }, 300_000);
 
   it('a worker frozen past its lease is fenced out: the taker finishes the run, the late writes are refused', async () => {
     await db.truncate();
@@ -129,7 +128,8 @@ describe('worker leases on PostgreSQL', () => {
     const lease = { REVLOOP_LEASE_MS: '1000' };
     const stale = spawnCli(
       workerArgs(m1),
-      cliEnv(m1, { ...lease, SCALE_AGENT_SLOW_MS: '1200', SCALE_AGENT_LOG: log }),
+      // Slower than a loaded machine's delay in freezing it: its verdict is never recorded before SIGSTOP.
+      cliEnv(m1, { ...lease, SCALE_AGENT_SLOW_MS: '5000', SCALE_AGENT_LOG: log }),
       m1.dir,
     );
     const staleDone = finished(stale);
@@ -177,5 +177,5 @@ describe('worker leases on PostgreSQL', () => {
     const calls = logLines(log);
     expect(calls).toHaveLength(3);
     expect(new Set(calls.map((c) => c.key)).size).toBe(2);
-  }, 120_000);
+  }, 300_000);
 });

@@ -198,11 +198,14 @@ export function runStoreContract(
           await sleep(3);
         }
         await store.forceEnd(ids[2]!, { ...failed, status: 'aborted' });
-        const c1 = (await store.claimNext(owner('a'), 40))!;
+        const c1 = (await store.claimNext(owner('a'), 60_000))!;
         expect(c1).toMatchObject({ runId: ids[0], token: 1 });
         const c2 = (await store.claimNext(owner('b'), 60_000))!;
         expect(c2.runId).toBe(ids[1]);
         expect(await store.claimNext(owner('c'), 60_000)).toBeNull();
+        // a's lease runs out only now (a short lease from the start would expire early on a slow
+        // machine, and the claims above would see it expired); a slower machine only waits longer.
+        await store.heartbeat(c1, 40);
         await sleep(120);
         const c3 = (await store.claimNext(owner('c'), 60_000))!;
         expect(c3).toMatchObject({ runId: ids[0], token: 2 });

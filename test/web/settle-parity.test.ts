@@ -36,7 +36,8 @@ beforeAll(async () => {
   await store.completeStage(lease, { round: 1, stage: 'review', result: reviewResult(), findings: fs });
   await store.finishRun(lease, { ...clear, outcome: 'findings', stopReason: 'awaiting_settlement' });
   ids.push(...fs.map((f) => f.id));
-}, 120_000);
+  // ensureBuilt may build the CLI: minutes on a loaded machine.
+}, 600_000);
 afterAll(async () => {
   await store?.close();
   rmSync(dir, { recursive: true, force: true });

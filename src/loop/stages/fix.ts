@@ -50,6 +50,8 @@ export async function fixStage(
   // Read while the worktree is being readied (both before the fixer starts), unless the
   // driver started it already.
   const userTreeBefore = treeBefore ?? userTreeState(ctx);
+  // Awaited only by an attempt: a recorded verdict or a spent budget makes none.
+  userTreeBefore.catch(() => undefined);
   let rejected: unknown = null;
 
   const res = await callAgent(ctx, lease, {
@@ -158,7 +160,7 @@ export async function fixStage(
     stage: 'fix',
     result,
     disputes,
-    run: { head: next, costUsd: ctx.spent },
+    run: { head: next },
   });
   ctx.run = { ...ctx.run, head: next };
   return result;

@@ -67,6 +67,5 @@ export async function refuteStage(
     stage: 'refute',
     result,
     refutations,
-    run: { costUsd: ctx.spent },
   });
 }

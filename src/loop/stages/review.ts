@@ -100,13 +100,13 @@ export async function reviewStage(
     protectedEdited,
     reviewsComplete: true,
   };
+  // No run spend here: the store adds every cent as it is recorded, paid rejections included (invariant 12).
   ctx.deps.crashPoint?.('before-complete:review');
   await ctx.deps.store.completeStage(lease, {
     round,
     stage: 'review',
     result,
     findings,
-    run: { costUsd: ctx.spent },
   });
 }
 
