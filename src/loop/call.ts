@@ -18,6 +18,8 @@ export interface CallSpec {
   round: number;
   stage: Stage;
   prompt: string;
+  /** The prompt's digest when the caller has it already (a prompt prepared ahead). */
+  promptDigest?: string | undefined;
   /** A review call on one chunk of a diff too large for one call (its key names the chunk). */
   chunk?: { index: number; files: string[] } | undefined;
   reviewer: Reviewer;
@@ -38,7 +40,7 @@ export type CallOutcome =
 
 export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): Promise<CallOutcome> {
   const { deps, snapshot } = ctx;
-  const promptDigest = deps.hash(spec.prompt);
+  const promptDigest = spec.promptDigest ?? deps.hash(spec.prompt);
   const key = makeCallKey(
     {
       snapshotKey: ctx.run.snapshotKey,

@@ -12,6 +12,7 @@
 import type { Coverage } from '../core/coverage.js';
 import { coverageOf } from '../core/coverage.js';
 import { endForCallFailure } from '../core/failure-map.js';
+import type { FileContext } from '../core/file-context.js';
 import type { Lease, VerdictRow } from '../core/ledger.js';
 import { reviewerPrompt } from '../core/prompt.js';
 import { apiReviewContext } from './api-review-context.js';
@@ -64,26 +65,40 @@ export async function reviewCalls(
     apiReviewContext(ctx, head, chunked ? chunk.files : undefined),
   );
   const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
+  // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
+  // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
+  // controller time (P9), and saves under way together share the file system's journal commits.
+  const ahead = new Map<number, Promise<Prepared>>();
+  const taken = new Set<number>();
+  const prepare = (i: number): Promise<Prepared> | undefined => {
+    const c = calls[i];
+    if (c === undefined || taken.has(i)) return undefined;
+    let p = ahead.get(i);
+    if (!p) {
+      p = preparePrompt(ctx, c, plan.chunks.length, contextOf[c.chunk.index]);
+      p.catch(() => undefined);
+      ahead.set(i, p);
+    }
+    return p;
+  };
   const settled = await runBounded(
     calls,
     limit,
     async (c, i): Promise<{ call: PlannedCall; res: CallOutcome }> => {
       if (i === calls.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
-      const prompt = reviewerPrompt({
-        reviewer: agent.name,
-        criteria: ctx.criteria,
-        diff: chunk.text,
-        instructions: agent.cfg.instructions,
-        part: chunked ? { index: chunk.index, count: plan.chunks.length } : undefined,
-        files: await contextOf[chunk.index]?.(agent.reviewer),
-      });
+      const mine = prepare(i) as Promise<Prepared>;
+      taken.add(i);
+      ahead.delete(i);
+      for (let k = i + 1; k <= i + limit + PROMPTS_AHEAD; k++) prepare(k);
+      const { prompt, digest } = await mine;
       const res = await callAgent(ctx, lease, {
         role: 'reviewer',
         name: agent.name,
         round,
         stage: 'review',
         prompt,
+        promptDigest: digest,
         chunk: chunked ? { index: chunk.index, files: chunk.files } : undefined,
         reviewer: agent.reviewer,
         head,
@@ -111,6 +126,34 @@ export async function reviewCalls(
     got.push(chunk ? { name, verdict: res.verdict, chunk } : { name, verdict: res.verdict });
   }
   return got;
+}
+
+/** Prompts prepared beyond the calls running: a few hundred KB each at most (chunk plus context). */
+const PROMPTS_AHEAD = 3;
+
+interface Prepared {
+  prompt: string;
+  digest: string;
+}
+
+/** A call's prompt, with the save of it started (callAgent waits for that save before recording). */
+async function preparePrompt(
+  ctx: RunContext,
+  { agent, chunk }: PlannedCall,
+  chunks: number,
+  context: ((reviewer: Agent['reviewer']) => Promise<FileContext | undefined>) | undefined,
+): Promise<Prepared> {
+  const prompt = reviewerPrompt({
+    reviewer: agent.name,
+    criteria: ctx.criteria,
+    diff: chunk.text,
+    instructions: agent.cfg.instructions,
+    part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
+    files: await context?.(agent.reviewer),
+  });
+  const digest = ctx.deps.hash(prompt);
+  ctx.savePrompt(digest, prompt).catch(() => undefined);
+  return { prompt, digest };
 }
 
 /** Each reviewer's coverage: the diff's files, and those of the chunks it returned a verdict on. */
