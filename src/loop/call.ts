@@ -30,6 +30,8 @@ export interface CallSpec {
   beforeAttempt?: (() => Promise<void>) | undefined;
   /** Runs after each attempt, whatever its class (notes whether the agent touched the worktree). */
   afterAttempt?: (() => Promise<void>) | undefined;
+  /** Called when the endpoint's first reply event of an attempt arrives (the prompt's prefix is cached then). */
+  onFirstBytes?: (() => void) | undefined;
   /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
 }
@@ -101,6 +103,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,
       sampling: snapshot.review,
+      onFirstBytes: spec.onFirstBytes,
     });
     ctx.noteCallStarted();
     const res = await pending;

@@ -2,7 +2,8 @@
  * The calls of a review round (issue 17, points 2 and 3): one per reviewer
  * and chunk, run side by side up to `review.concurrency` (default: as many as
  * there are reviewers), started chunk by chunk so that a bounded round spreads
- * over the reviewers. Each call checks the budgets before it starts
+ * over the reviewers; calls to an endpoint that caches the prompt's prefix
+ * start once the first of them has cached it (prefix-warming.ts). Each call checks the budgets before it starts
  * (callAgent), so a round overshoots the cost budget only by calls already in
  * flight; each verdict is recorded under its call key as it arrives. The
  * outcomes are read in configured order (reviewer, then chunk), so the round
@@ -19,6 +20,7 @@ import { apiReviewContext } from './api-review-context.js';
 import { type CallOutcome, callAgent } from './call.js';
 import { inOrder, runBounded } from './concurrent-calls.js';
 import { checkFindingLines } from './finding-lines.js';
+import { prefixWarming } from './prefix-warming.js';
 import type { ReviewPlan } from './review-plan.js';
 import { type Agent, type RunContext, RunEnd } from './run-context.js';
 import type { checkoutForReaders } from './worktree.js';
@@ -81,6 +83,12 @@ export async function reviewCalls(
     }
     return p;
   };
+  // The calls of one chunk share their prompt's prefix: an endpoint that caches it gets it written once.
+  const warming = prefixWarming(
+    calls.map((c) => ({ group: c.chunk.index, caches: c.agent.reviewer.cachesPrefix === true })),
+    limit,
+    ctx.deps.clock.sleep,
+  );
   const settled = await runBounded(
     calls,
     limit,
@@ -92,6 +100,8 @@ export async function reviewCalls(
       ahead.delete(i);
       for (let k = i + 1; k <= i + limit + PROMPTS_AHEAD; k++) prepare(k);
       const { prompt, digest } = await mine;
+      await warming.ready(i);
+      const warm = warming.starting(i);
       const res = await callAgent(ctx, lease, {
         role: 'reviewer',
         name: agent.name,
@@ -105,7 +115,8 @@ export async function reviewCalls(
         repoDir: ctx.worktree,
         beforeAttempt: checkout.beforeAttempt(agent.reviewer),
         finish: (reply) => checkFindingLines(ctx, head, reply),
-      });
+        onFirstBytes: warm.onFirstBytes,
+      }).finally(warm.ended);
       return { call: c, res };
     },
     (r) => !r.res.ok,

@@ -55,7 +55,7 @@ describe('blob batch reader', () => {
     const read = blobBatchReader(run);
     const paths = [...Object.keys(files), ...Object.keys(files)].reverse();
     const got = await Promise.all(paths.map((p) => read(repo.dir, head, p)));
-    got.forEach((b, i) => expect(b?.toString('utf8')).toBe(files[paths[i] as string]));
+    expect(got.map((b) => b?.toString('utf8'))).toEqual(paths.map((p) => files[p]));
     expect(started).toEqual(['cat-file --batch']);
   });
 
