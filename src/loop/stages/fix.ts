@@ -15,6 +15,7 @@ import { fixerPrompt } from '../../core/prompt.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { changedPaths, editsInSubmodules } from '../fix-landing.js';
+import { fixerDiff } from '../focused-prompts.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
@@ -64,7 +65,8 @@ export async function fixStage(
   });
   const prompt = fixerPrompt({
     criteria: ctx.criteria,
-    diff,
+    // Issue 17: of a diff too large for one call, the blockers' files only (focused-prompts.ts).
+    ...fixerDiff(ctx, diff, blockers),
     blockers,
     instructions: fixer.cfg.instructions,
   });
