@@ -45,8 +45,12 @@ const FINDING = {
 };
 
 async function runOnce(caching, concurrency) {
+  // Calls of 1.3 s (a 300 ms prefill, then the reply): long enough that the round time is the
+  // calls', not the controller's, on a loaded machine.
   const server = await startCacheServer({
     caching,
+    prefillMs: 300,
+    generateMs: 1000,
     reply: () => ({ verdict: 'findings', findings: [FINDING] }),
   });
   const { createFixtureRepo } = await import(dist('git/fixture-repo.js'));
