@@ -3,9 +3,9 @@
  * and chunk, run side by side up to `review.concurrency` (default: as many as
  * there are reviewers), started chunk by chunk so that a bounded round spreads
  * over the reviewers; calls to an endpoint that caches the prompt's prefix
- * start once the first of them has cached it (prefix-warming.ts). Each call checks the budgets before it starts
- * (callAgent), so a round overshoots the cost budget only by calls already in
- * flight; each verdict is recorded under its call key as it arrives. The
+ * start once the first of them has cached it (prefix-warming.ts). Each call
+ * checks the budgets before it starts (callAgent), so a round overshoots the
+ * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives. The
  * outcomes are read in configured order (reviewer, then chunk), so the round
  * records what a sequential round would, and the first failure in that order
  * fails the run (invariant 1: no partial clear).
