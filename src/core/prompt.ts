@@ -82,11 +82,28 @@ export function splitPrompt(prompt: string): { shared: string; own: string } {
   return { shared: prompt.slice(0, at), own: prompt.slice(at) };
 }
 
+/** A diff cut to some of its files (core/focused-diff.ts): what the prompt says it holds. */
+export interface DiffFocus {
+  files: string[];
+  /** Files the prompt needed but could not carry within the limit. */
+  omitted: string[];
+}
+
+function diffHeading(title: string, focus: DiffFocus | undefined): string {
+  if (!focus) return `## ${title}`;
+  const left = focus.omitted.length > 0 ? ` Left out for size: ${focus.omitted.join(', ')}.` : '';
+  return `## ${title}, of ${focus.files.join(', ')} only\nThe change is too large for one prompt; the rest of it is not shown.${left}`;
+}
+
 export function refuterPrompt(p: {
   criteria: string;
   diff: string;
   claim: ReportedFinding;
   instructions?: string | undefined;
+  /** Issue 17: the diff is the claim's file's part of a larger change. */
+  focus?: DiffFocus | undefined;
+  /** The claim's file at the revision (API refuters), within review.contextBytes. */
+  files?: FileContext | undefined;
 }): string {
   const c = p.claim;
   return [
@@ -94,7 +111,8 @@ export function refuterPrompt(p: {
     REFUTER_RULES,
     p.instructions ?? '',
     `## Review criteria\n${p.criteria}`,
-    `## Diff\n${p.diff}`,
+    `${diffHeading('Diff', p.focus)}\n${p.diff}`,
+    p.files ? renderFileContext(p.files) : '',
     `${CALL_PART_HEADING}\n## The claim\nSeverity: ${c.severity}\nFile: ${c.file}:${c.line}${c.endLine ? `-${c.endLine}` : ''}\nClaim: ${c.claim}\nFailure scenario: ${c.failureScenario ?? '(none given)'}\nViolated clause: ${c.violatedClause ?? '(none given)'}`,
   ]
     .filter(Boolean)
@@ -106,6 +124,8 @@ export function fixerPrompt(p: {
   diff: string;
   blockers: { id: string; finding: ReportedFinding }[];
   instructions?: string | undefined;
+  /** Issue 17: the diff is the blockers' files' part of a larger change. */
+  focus?: DiffFocus | undefined;
 }): string {
   const list = p.blockers
     .map(
@@ -119,7 +139,7 @@ export function fixerPrompt(p: {
     p.instructions ?? '',
     `## Review criteria\n${p.criteria}`,
     `## Blockers to fix\n${list}`,
-    `## Diff under review\n${p.diff}`,
+    `${diffHeading('Diff under review', p.focus)}${p.focus ? ' The checkout holds every file.' : ''}\n${p.diff}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Git } from '../ports/git.js';
+import { blobBatchReader } from './blob-batch.js';
 import type { CommonDir } from './common-dir.js';
 import { NoMergeBaseError, UnknownRefError } from './errors.js';
 import type { GitRunner } from './run.js';
@@ -60,6 +61,7 @@ export function revOps(
   | 'isShallow'
 > {
   const blobs = new Map<string, Buffer | null>();
+  const batchRead = blobBatchReader(run);
   const ops: ReturnType<typeof revOps> = {
     async root(dir) {
       // The common git dir comes with it: the first diff needs it, and it costs no second process.
@@ -174,13 +176,17 @@ export function revOps(
       const key = FULL_ID.test(sha) ? `${repo}\0${sha}\0${path}` : null;
       const known = key === null ? undefined : blobs.get(key);
       if (known !== undefined) return known;
-      const res = await run.exec(repo, ['cat-file', 'blob', `${sha}:${path}`]);
-      let content: Buffer | null = null;
-      if (res.code === 0) content = res.stdout;
-      else {
-        const err = await explainFailure(run, repo, [sha], run.failure(repo, ['cat-file'], res));
-        if (err instanceof UnknownRefError) throw err;
-        // The commit exists: the path is absent, or is a tree or submodule, not a file.
+      // At a commit id, one batch process answers a burst of reads (blob-batch.ts); a name that
+      // can move, or any answer but a blob, is asked one process per file, which explains failures.
+      let content: Buffer | null = key === null ? null : ((await batchRead(repo, sha, path)) ?? null);
+      if (content === null) {
+        const res = await run.exec(repo, ['cat-file', 'blob', `${sha}:${path}`]);
+        if (res.code === 0) content = res.stdout;
+        else {
+          const err = await explainFailure(run, repo, [sha], run.failure(repo, ['cat-file'], res));
+          if (err instanceof UnknownRefError) throw err;
+          // The commit exists: the path is absent, or is a tree or submodule, not a file.
+        }
       }
       if (key !== null && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
         if (blobs.size >= BLOB_CACHE_MAX) blobs.clear();

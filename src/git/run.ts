@@ -2,7 +2,7 @@
  * The one place revloop starts git: argument arrays, never a shell, and an
  * environment that cannot point git at another repository behind our back.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { GitError, NotARepositoryError } from './errors.js';
 
 /** Options of {@link createGit}. */
@@ -91,6 +91,8 @@ export interface GitRunner {
   ): Promise<{ code: number | null; stderr: string; stopped: boolean }>;
   /** The error a failed run maps to. */
   failure(dir: string, args: readonly string[], res: { code: number | null; stderr: string }): Error;
+  /** Starts a long-lived git (`cat-file --batch`) with all three pipes; the caller owns its lifetime. */
+  spawnPiped(dir: string, args: readonly string[]): ChildProcessWithoutNullStreams;
 }
 
 /** The subcommand name in an argument list, for messages. */
@@ -161,5 +163,8 @@ export function createRunner(opts: GitOptions = {}): GitRunner {
     return res.stdout;
   };
 
-  return { exec, ok, stream, failure };
+  const spawnPiped: GitRunner['spawnPiped'] = (dir, args) =>
+    spawn(gitPath, ['-C', dir, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+
+  return { exec, ok, stream, failure, spawnPiped };
 }

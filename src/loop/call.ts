@@ -19,6 +19,8 @@ export interface CallSpec<R extends Role = Role> {
   round: number;
   stage: Stage;
   prompt: string;
+  /** The prompt's digest when the caller has it already (a prompt prepared ahead). */
+  promptDigest?: string | undefined;
   /** A review call on one chunk of a diff too large for one call (its key names the chunk). */
   chunk?: { index: number; files: string[] } | undefined;
   reviewer: Reviewer;
@@ -29,6 +31,8 @@ export interface CallSpec<R extends Role = Role> {
   beforeAttempt?: (() => Promise<void>) | undefined;
   /** Runs after each attempt, whatever its class (notes whether the agent touched the worktree). */
   afterAttempt?: (() => Promise<void>) | undefined;
+  /** Called when the endpoint's first reply event of an attempt arrives (the prompt's prefix is cached then). */
+  onFirstBytes?: (() => void) | undefined;
   /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
 }
@@ -43,7 +47,7 @@ export async function callAgent<R extends Role>(
   spec: CallSpec<R>,
 ): Promise<CallOutcome<R>> {
   const { deps, snapshot } = ctx;
-  const promptDigest = deps.hash(spec.prompt);
+  const promptDigest = spec.promptDigest ?? deps.hash(spec.prompt);
   const key = makeCallKey(
     {
       snapshotKey: ctx.run.snapshotKey,
@@ -106,6 +110,7 @@ export async function callAgent<R extends Role>(
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,
       sampling: snapshot.review,
+      onFirstBytes: spec.onFirstBytes,
     });
     ctx.noteCallStarted();
     const res = await pending;

@@ -13,9 +13,12 @@ import { type RunContext, RunEnd } from './run-context.js';
  * `before` a stage reuses what an earlier check established for the same
  * commits, and is skipped altogether when nothing ran since the last check
  * passed (the previous stage's `record` check, a transaction ago);
- * `record` (before a result is written) always checks the ref and hashes the
- * diff again: with `fresh` from {@link startFreshDigest}, a read made while
- * the stage's calls ran.
+ * `record` (before a result is written) always checks the ref and the rules
+ * again. The diff is compared as this process read it, once per revision: a
+ * run's base and head are commit ids and the canonical diff pins every
+ * option, so the diff of the range cannot change under the run, and hashing
+ * 20 MB again per stage bought nothing but time (P9). A process that did not
+ * read it yet (a resume, another worker) reads and compares it afresh.
  */
 export async function checkFrozen(
   ctx: RunContext,
@@ -26,7 +29,7 @@ export async function checkFrozen(
   const head = ctx.run.head;
   const mark = `${head}:${ctx.attemptsMade}`;
   if (when === 'before' && ctx.frozenMark === mark) return;
-  const digestNow = (when === 'record' && fresh?.get()) || ctx.diffDigest(head, when === 'record');
+  const digestNow = (when === 'record' && fresh?.get()) || ctx.diffDigest(head);
   digestNow.catch(() => undefined);
   await judge(ctx, head, async () => {
     if ((await digestNow) !== expectedDiffDigest) {
@@ -88,13 +91,13 @@ async function judge(ctx: RunContext, head: string, diffCheck: (() => Promise<vo
 }
 
 /**
- * Starts the record check's fresh hash of the run head's diff beside the
- * stage's calls, once the stage began: a git process whose cost the calls'
- * wait hides. The ref and the rules are still read at record time.
+ * The digest the record check compares: the revision's memoised read (see
+ * {@link checkFrozen}), taken beside the stage's first call in case this
+ * process has not read that diff yet.
  */
 export function startFreshDigest(ctx: RunContext): Deferred<string> {
   const head = ctx.run.head;
-  return besideNextCall(ctx, () => ctx.diffDigest(head, true));
+  return besideNextCall(ctx, () => ctx.diffDigest(head));
 }
 
 /**

@@ -2,9 +2,10 @@
  * The calls of a review round (issue 17, points 2 and 3): one per reviewer
  * and chunk, run side by side up to `review.concurrency` (default: as many as
  * there are reviewers), started chunk by chunk so that a bounded round spreads
- * over the reviewers. Each call checks the budgets before it starts
- * (callAgent), so a round overshoots the cost budget only by calls already in
- * flight; each verdict is recorded under its call key as it arrives. The
+ * over the reviewers; calls to an endpoint that caches the prompt's prefix
+ * start once the first of them has cached it (prefix-warming.ts). Each call
+ * checks the budgets before it starts (callAgent), so a round overshoots the
+ * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives. The
  * outcomes are read in configured order (reviewer, then chunk), so the round
  * records what a sequential round would, and the first failure in that order
  * fails the run (invariant 1: no partial clear).
@@ -12,6 +13,7 @@
 import type { Coverage } from '../core/coverage.js';
 import { coverageOf } from '../core/coverage.js';
 import { endForCallFailure } from '../core/failure-map.js';
+import type { FileContext } from '../core/file-context.js';
 import type { Lease } from '../core/ledger.js';
 import { reviewerPrompt } from '../core/prompt.js';
 import type { DroppedFinding, VerdictRowOf } from '../core/stage-results.js';
@@ -19,6 +21,7 @@ import { apiReviewContext } from './api-review-context.js';
 import { type CallOutcome, callAgent } from './call.js';
 import { inOrder, runBounded } from './concurrent-calls.js';
 import { checkFindingLines } from './finding-lines.js';
+import { prefixWarming } from './prefix-warming.js';
 import type { ReviewPlan } from './review-plan.js';
 import { type Agent, type RunContext, RunEnd } from './run-context.js';
 import type { checkoutForReaders } from './worktree.js';
@@ -57,33 +60,56 @@ export async function reviewCalls(
     apiReviewContext(ctx, head, chunked ? chunk.files : undefined),
   );
   const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
+  // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
+  // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
+  // controller time (P9), and saves under way together share the file system's journal commits.
+  const ahead = new Map<number, Promise<Prepared>>();
+  const taken = new Set<number>();
+  const prepare = (i: number): Promise<Prepared> | undefined => {
+    const c = calls[i];
+    if (c === undefined || taken.has(i)) return undefined;
+    let p = ahead.get(i);
+    if (!p) {
+      p = preparePrompt(ctx, c, plan.chunks.length, contextOf[c.chunk.index]);
+      p.catch(() => undefined);
+      ahead.set(i, p);
+    }
+    return p;
+  };
+  // The calls of one chunk share their prompt's prefix: an endpoint that caches it gets it written once.
+  const warming = prefixWarming(
+    calls.map((c) => ({ group: c.chunk.index, caches: c.agent.reviewer.cachesPrefix === true })),
+    limit,
+    ctx.deps.clock.sleep,
+  );
   const settled = await runBounded(
     calls,
     limit,
     async (c, i): Promise<{ call: PlannedCall; res: CallOutcome<'reviewer'> }> => {
       if (i === calls.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
-      const prompt = reviewerPrompt({
-        reviewer: agent.name,
-        criteria: ctx.criteria,
-        diff: chunk.text,
-        instructions: agent.cfg.instructions,
-        part: chunked ? { index: chunk.index, count: plan.chunks.length } : undefined,
-        files: await contextOf[chunk.index]?.(agent.reviewer),
-      });
+      const mine = prepare(i) as Promise<Prepared>;
+      taken.add(i);
+      ahead.delete(i);
+      for (let k = i + 1; k <= i + limit + PROMPTS_AHEAD; k++) prepare(k);
+      const { prompt, digest } = await mine;
+      await warming.ready(i);
+      const warm = warming.starting(i);
       const res = await callAgent(ctx, lease, {
         role: 'reviewer',
         name: agent.name,
         round,
         stage: 'review',
         prompt,
+        promptDigest: digest,
         chunk: chunked ? { index: chunk.index, files: chunk.files } : undefined,
         reviewer: agent.reviewer,
         head,
         repoDir: ctx.worktree,
         beforeAttempt: checkout.beforeAttempt(agent.reviewer),
         finish: (reply) => checkFindingLines(ctx, head, reply),
-      });
+        onFirstBytes: warm.onFirstBytes,
+      }).finally(warm.ended);
       return { call: c, res };
     },
     (r) => !r.res.ok,
@@ -104,6 +130,34 @@ export async function reviewCalls(
     got.push(chunk ? { name, verdict: res.verdict, chunk } : { name, verdict: res.verdict });
   }
   return got;
+}
+
+/** Prompts prepared beyond the calls running: a few hundred KB each at most (chunk plus context). */
+const PROMPTS_AHEAD = 3;
+
+interface Prepared {
+  prompt: string;
+  digest: string;
+}
+
+/** A call's prompt, with the save of it started (callAgent waits for that save before recording). */
+async function preparePrompt(
+  ctx: RunContext,
+  { agent, chunk }: PlannedCall,
+  chunks: number,
+  context: ((reviewer: Agent['reviewer']) => Promise<FileContext | undefined>) | undefined,
+): Promise<Prepared> {
+  const prompt = reviewerPrompt({
+    reviewer: agent.name,
+    criteria: ctx.criteria,
+    diff: chunk.text,
+    instructions: agent.cfg.instructions,
+    part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
+    files: await context?.(agent.reviewer),
+  });
+  const digest = ctx.deps.hash(prompt);
+  ctx.savePrompt(digest, prompt).catch(() => undefined);
+  return { prompt, digest };
 }
 
 /** Each reviewer's coverage: the diff's files, and those of the chunks it returned a verdict on. */

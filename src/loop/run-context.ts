@@ -58,6 +58,7 @@ export class RunContext {
   private readonly attempts = new Map<string, AttemptRow>();
   private readonly stages = new Map<string, StageRow>();
   private callStartWaiters: (() => void)[] = [];
+  private readonly savedPrompts = new Map<string, Promise<void>>();
 
   constructor(
     readonly deps: LoopDeps,
@@ -224,11 +225,20 @@ export class RunContext {
     }
   }
 
-  /** Prompts are stored content-addressed, for audit; the digest in the ledger is what counts. */
+  /**
+   * Prompts are stored content-addressed, for audit; the digest in the ledger is what counts.
+   * One write per digest: a review saves its next call's prompt ahead (review-calls.ts).
+   */
   savePrompt(digest: string, prompt: string): Promise<void> {
-    const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-    return existsSync(path)
-      ? Promise.resolve()
-      : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
+    let saved = this.savedPrompts.get(digest);
+    if (!saved) {
+      const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
+      saved = existsSync(path)
+        ? Promise.resolve()
+        : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
+      this.savedPrompts.set(digest, saved);
+      saved.catch(() => this.savedPrompts.delete(digest));
+    }
+    return saved;
   }
 }

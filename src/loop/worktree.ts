@@ -150,7 +150,10 @@ export async function noteReadOnlyUse(
  * reads it, it is readied before the stage and before each such agent's
  * attempt, and one status check after the stage notes whether they wrote in it.
  * When none does (model APIs see only their prompt), it is readied in the
- * background while they run, for the fixer and the checks after them.
+ * background while they run, for the fixer and the checks after them, and
+ * not at all when `neededLater` says no later stage reads it (no fixer, no
+ * checks): a review of immutable commits by API reviewers needs no files on
+ * disk, and on a 2,000-file change the checkout was a third of P9's time.
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(
@@ -160,6 +163,7 @@ export function checkoutForReaders(
   >,
   sha: string,
   agents: readonly { usesCheckout: boolean }[],
+  neededLater = true,
 ): {
   ready: Promise<void>;
   beforeAttempt: (agent: { usesCheckout: boolean }) => (() => Promise<void>) | undefined;
@@ -172,6 +176,8 @@ export function checkoutForReaders(
       settle: () => noteReadOnlyUse(ctx),
     };
   }
+  if (!neededLater)
+    return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: async () => {} };
   const later = besideNextCall(ctx, () => ensureWorktree(ctx, sha));
   return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: () => later.get() };
 }

@@ -21,6 +21,12 @@ export interface CallRequest {
   /** Absolute deadline for this call, epoch ms. */
   deadlineMs: number;
   signal?: AbortSignal | undefined;
+  /**
+   * Called once, when the endpoint's first reply event arrives: by then it has
+   * read the prompt, and a prefix it caches is cached (the round's other
+   * calls of the same prefix start then: review-calls.ts).
+   */
+  onFirstBytes?: (() => void) | undefined;
   /** Sampling the run is frozen to (API adapters send it; others cannot). Absent: the endpoint's default. */
   sampling?: { temperature: number | null; seed?: number | undefined } | undefined;
 }
@@ -52,5 +58,11 @@ export interface Reviewer {
    * waits for the checkout to be readied, and no status check follows it.
    */
   readonly usesCheckout: boolean;
+  /**
+   * Whether the endpoint caches a prompt's shared prefix (Anthropic's
+   * `cache_control`, OpenAI's automatic prefix cache): calls of one prefix
+   * then start after the first one has written it, not beside it.
+   */
+  readonly cachesPrefix?: boolean;
   call(req: CallRequest): Promise<CallResult>;
 }

@@ -39,6 +39,8 @@ interface Streamed {
   toolJson: string | null;
   stopReason: string | null;
   sawStop: boolean;
+  /** A reply event arrived: the endpoint has read (and cached) the prompt. */
+  sawFirst: boolean;
   model: string | null;
   usage: TokenUsage;
 }
@@ -121,6 +123,7 @@ async function stream(
     toolJson: null,
     stopReason: null,
     sawStop: false,
+    sawFirst: false,
     model: null,
     usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 },
   };
@@ -154,6 +157,10 @@ async function stream(
     );
     started = true;
     for await (const ev of events) {
+      if (!out.sawFirst) {
+        out.sawFirst = true;
+        req.onFirstBytes?.();
+      }
       if (ev.type === 'message_start') {
         out.model = ev.message.model || null;
         const u = ev.message.usage;

@@ -31,6 +31,8 @@ export function createHttpReviewer(
     name: ctx.name,
     // The model sees the prompt only; nothing of the checkout.
     usesCheckout: false,
+    // Both protocols cache a prompt's prefix (anthropic by cache_control, openai automatically).
+    cachesPrefix: true,
     async call(req: CallRequest): Promise<CallResult> {
       const apiKey = ctx.env[keyEnv];
       if (!apiKey) return fail('missing_context', label, `API key variable ${keyEnv} is not set`);

@@ -126,7 +126,12 @@ async function stream(
       { signal: deadline.signal },
     );
     started = true;
+    let first = true;
     for await (const chunk of chunks) {
+      if (first) {
+        first = false;
+        req.onFirstBytes?.();
+      }
       if (!out.model && chunk.model) out.model = chunk.model;
       const choice = chunk.choices?.[0];
       if (choice?.delta?.content) out.content += choice.delta.content;

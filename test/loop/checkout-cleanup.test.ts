@@ -19,8 +19,11 @@ afterAll(async () => {
 describe('the checkout readied in the background (point 12)', () => {
   it('an openai reviewer without its key fails the run cleanly, and its checkout is removed', async () => {
     const r = await makeReviewRepo({
-      config: {
+      config: (agent) => ({
         criteria: 'REVIEW.md',
+        // A fixer needs the checkout after the review, so it is readied beside the call
+        // (with no fixer and no checks, an API review makes no checkout at all).
+        fixer: agent,
         reviewers: [
           {
             name: 'std',
@@ -32,7 +35,7 @@ describe('the checkout readied in the background (point 12)', () => {
         ],
         // A checkout of the run's own, removed at its end (a pool lane stays: test/pool).
         pool: { size: 0 },
-      },
+      }),
     });
     repos.push(r);
     let added: string | null = null;
@@ -75,6 +78,43 @@ describe('the checkout readied in the background (point 12)', () => {
       await addSettled.catch(() => undefined);
       expect(existsSync(added ?? ''), 'the checkout is gone').toBe(false);
       expect(r.repo.git(['worktree', 'list', '--porcelain'])).not.toContain(added ?? '');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('a review no later stage reads (API reviewers, no fixer, no checks) makes no checkout at all', async () => {
+    const r = await makeReviewRepo({
+      config: {
+        criteria: 'REVIEW.md',
+        reviewers: [{ name: 'std', adapter: 'scripted', script: 'review/script.json' }],
+      },
+      files: {
+        'review/script.json': JSON.stringify({ std: { '*': { reply: { verdict: 'pass', findings: [] } } } }),
+      },
+    });
+    repos.push(r);
+    const touched: string[] = [];
+    const noted =
+      <A extends unknown[], R>(what: string, fn: (...a: A) => R) =>
+      (...a: A): R => {
+        touched.push(what);
+        return fn(...a);
+      };
+    const tweak = (d: LoopDeps): LoopDeps => ({
+      ...d,
+      git: {
+        ...d.git,
+        addWorktree: noted('add', d.git.addWorktree),
+        resetWorktree: noted('reset', d.git.resetWorktree),
+        cleanWorktree: noted('clean', d.git.cleanWorktree),
+      },
+    });
+    const p = await inProcess(r.dir, { env: testEnv(), tweak });
+    try {
+      const res = await review(p, r.dir);
+      expect(res.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      expect(touched).toEqual([]);
     } finally {
       await p.close();
     }

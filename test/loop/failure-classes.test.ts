@@ -84,25 +84,40 @@ describe('failure classes', () => {
   });
 
   it('stale diff: the stage result is rejected, failed / stale_context', async () => {
-    // Fault injection: the diff hashes differently when hashed afresh (the record check's
-    // re-hash) than when admission and the prompts read it.
-    const { run, report, classes } = await runCase(
-      () => ({}),
-      { reviewer: [{ reply: pass }] },
-      {
-        tweak: (d) => ({
-          ...d,
-          git: {
-            ...d.git,
-            diffDigest: async (...a: Parameters<typeof d.git.diffDigest>) =>
-              `${(await d.git.diffDigest(...a)).slice(0, -4)}beef`,
-          },
-        }),
+    // A run's diff is read and hashed once per process (a range of two commit ids cannot
+    // change; P9), so a stale diff is what another process reads when it takes the run over.
+    // Fault injection: the first owner dies before recording the review; the taker's git
+    // hashes the diff differently from what admission froze.
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, {}) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }, { reply: pass }] });
+    const first = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 300) });
+    await expect(review(first, r.dir)).rejects.toThrow('controller died');
+    const [stuck] = await first.store.listRuns();
+    await first.close();
+    if (!stuck) throw new Error('no run');
+    await new Promise((res) => setTimeout(res, 400));
+    const skewed = (d: LoopDeps): LoopDeps => ({
+      ...d,
+      git: {
+        ...d.git,
+        diffRead: async (...a: Parameters<typeof d.git.diffRead>) => {
+          const got = await d.git.diffRead(...a);
+          return { ...got, digest: `${got.digest.slice(0, -4)}beef` };
+        },
+        diffDigest: async (...a: Parameters<typeof d.git.diffDigest>) =>
+          `${(await d.git.diffDigest(...a)).slice(0, -4)}beef`,
       },
-    );
-    expect(run).toMatchObject({ status: 'failed', outcome: null, reason: 'stale_context' });
-    expect(classes).toEqual(['ok']);
-    expect(report.stages).toHaveLength(0);
+    });
+    const second = await inProcess(r.dir, { env: ENV, tweak: skewed });
+    try {
+      await resumeRun(second.deps, stuck.id);
+      const report = await loadRunReport(second.store, stuck.id);
+      expect(report?.run).toMatchObject({ status: 'failed', outcome: null, reason: 'stale_context' });
+      expect(report?.stages).toHaveLength(0);
+    } finally {
+      await second.close();
+    }
   });
 
   it('head moved while the fixer worked: aborted / superseded, and the fix never lands on the run ref', async () => {

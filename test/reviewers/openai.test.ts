@@ -54,6 +54,26 @@ describe('openai adapter against the fault server', () => {
     expect(body).toMatchObject({ model: 'gpt-pinned', stream: true, messages: [{ role: 'user' }] });
   });
 
+  it('says it caches a prefix, and calls onFirstBytes once, when the first stream event arrives', async () => {
+    server.push(faults.json(PASS));
+    const reviewer = createReviewer(cfg(), { role: 'reviewer', name: 'standards', repoRoot: '/', env });
+    expect(reviewer.cachesPrefix).toBe(true);
+    let first = 0;
+    const r = await reviewer.call({
+      ...callRequest({ name: 'standards', deadlineMs: Date.now() + 10_000 }),
+      onFirstBytes: () => first++,
+    });
+    expect(r).toMatchObject({ ok: true });
+    expect(first).toBe(1);
+    server.push(faults.status(503));
+    let none = 0;
+    await reviewer.call({
+      ...callRequest({ name: 'standards', deadlineMs: Date.now() + 10_000 }),
+      onFirstBytes: () => none++,
+    });
+    expect(none, 'an error status is no reply event').toBe(0);
+  });
+
   it('makes exactly one request per call (SDK retries are off)', async () => {
     server.push(faults.status(503));
     expect(await call()).toMatchObject({ ok: false, class: 'unavailable' });

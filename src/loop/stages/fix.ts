@@ -18,6 +18,7 @@ import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { MalformedReplyError } from '../errors.js';
 import { changedPaths, editsInSubmodules } from '../fix-landing.js';
+import { fixerDiff } from '../focused-prompts.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
@@ -43,7 +44,8 @@ export async function fixStage(
   });
   const prompt = fixerPrompt({
     criteria: ctx.criteria,
-    diff,
+    // Issue 17: of a diff too large for one call, the blockers' files only (focused-prompts.ts).
+    ...fixerDiff(ctx, diff, blockers),
     blockers,
     instructions: fixer.cfg.instructions,
   });

@@ -8,6 +8,7 @@ import { refuterPrompt } from '../../core/prompt.js';
 import { refutationOf, refutationTargets } from '../../core/refute-plan.js';
 import type { RefuteResult } from '../../core/stage-results.js';
 import { callAgent } from '../call.js';
+import { refuterDiff } from '../focused-prompts.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 import { checkoutForReaders } from '../worktree.js';
@@ -35,9 +36,11 @@ export async function refuteStage(
     await checkout.ready;
     const fresh = startFreshDigest(ctx);
     for (const f of findings) {
+      // Issue 17: of a diff too large for one call, the claim's file only (focused-prompts.ts).
+      const shown = await refuterDiff(ctx, diff, f.reported, refuter.reviewer);
       const prompt = refuterPrompt({
         criteria: ctx.criteria,
-        diff,
+        ...shown,
         claim: f.reported,
         instructions: refuter.cfg.instructions,
       });

@@ -44,6 +44,8 @@ export async function reviewStage(
     ctx,
     head,
     ctx.reviewers.map((r) => r.reviewer),
+    // Only the fixer and the checks need the files after the review (a refuter that reads them readies them).
+    ctx.fixer !== null || ctx.loaded.config.checks.length > 0,
   );
   await checkout.ready;
   const fresh = startFreshDigest(ctx);

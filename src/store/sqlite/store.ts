@@ -287,7 +287,9 @@ export class SqliteStore implements Store {
     lease: Lease,
     a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
   ): Promise<void> {
-    this.write(() => {
+    // Committed without its own fsync (see writeUnsynced): the verdict's transaction, or the
+    // attempt's end, syncs the log this row is in before anything of the call is used.
+    this.writeUnsynced(() => {
       this.fence(lease);
       this.exec(
         `INSERT OR IGNORE INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at)
@@ -676,6 +678,24 @@ export class SqliteStore implements Store {
       return this.db.transaction(fn).immediate();
     } catch (err) {
       throw this.mapFault(err);
+    }
+  }
+
+  /**
+   * A write committed with synchronous=NORMAL: in WAL mode its frames are in
+   * the log file (the kernel's page cache) when the commit returns, so a
+   * killed process (kill -9 included) loses nothing; only a power loss or an
+   * OS crash before the next FULL commit can drop it, and that next commit's
+   * fsync of the log makes it durable too. Used for the attempt's begin only,
+   * whose loss with the machine loses the call it announced as well
+   * (docs/architecture.md, "One fsync per agent call").
+   */
+  private writeUnsynced<T>(fn: () => T): T {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.write(fn);
+    } finally {
+      this.db.pragma('synchronous = FULL');
     }
   }
 

@@ -1,0 +1,127 @@
+/**
+ * Reads files at commits through one long-lived `git cat-file --batch` per
+ * repository instead of a git process per file. An API reviewer's context
+ * reads every changed file of its chunk: on a 2,000-file change that was
+ * 2,000 processes, each forked from a controller holding a 20 MB diff (a few
+ * milliseconds of page-table copying apiece, most of P9's controller time).
+ *
+ * The process is started on the first read and ends its input after a short
+ * idle spell, so nothing outlives the burst of reads that needed it; while
+ * idle its handles are unref'd, so it never keeps the controller alive.
+ * Anything but a plain blob answer (missing, a tree, a submodule, a path git
+ * cannot take on one line, a dead process) is answered `undefined`, and the
+ * caller asks the one-process-per-file way, which explains failures.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { GitRunner } from './run.js';
+
+/** Long enough to span a stage's reads (they come in bursts), short enough to hold no process between stages. */
+const IDLE_MS = 250;
+
+interface Pending {
+  resolve: (b: Buffer | undefined) => void;
+}
+
+/** `read(rev, path)`: the blob's bytes, or undefined when the answer is anything else (ask git one by one). */
+export type BatchRead = (repo: string, rev: string, path: string) => Promise<Buffer | undefined>;
+
+export function blobBatchReader(run: GitRunner): BatchRead {
+  const procs = new Map<string, BatchProcess>();
+  return (repo, rev, path) => {
+    // The batch protocol is one object name per line.
+    if (/[\n\r]/.test(path)) return Promise.resolve(undefined);
+    let p = procs.get(repo);
+    if (!p?.alive) {
+      p = new BatchProcess(run, repo, () => procs.delete(repo));
+      procs.set(repo, p);
+    }
+    return p.read(`${rev}:${path}`);
+  };
+}
+
+class BatchProcess {
+  alive = true;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly queue: Pending[] = [];
+  /** Unparsed output, and the bytes the answer being read needs in all (0: not known yet). */
+  private parts: Buffer[] = [];
+  private have = 0;
+  private need = 0;
+  private idle: NodeJS.Timeout | null = null;
+
+  constructor(run: GitRunner, repo: string, onEnd: () => void) {
+    this.child = run.spawnPiped(repo, ['cat-file', '--batch']);
+    const end = () => {
+      if (!this.alive) return;
+      this.alive = false;
+      onEnd();
+      for (const q of this.queue.splice(0)) q.resolve(undefined);
+    };
+    this.child.on('error', end);
+    this.child.on('close', end);
+    this.child.stdin.on('error', end);
+    this.child.stderr.resume();
+    this.child.stdout.on('data', (c: Buffer) => this.onData(c));
+  }
+
+  read(object: string): Promise<Buffer | undefined> {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+    this.hold(true);
+    return new Promise((resolve) => {
+      this.queue.push({ resolve });
+      this.child.stdin.write(`${object}\n`);
+    });
+  }
+
+  /** Answers arrive in request order: `<oid> <type> <size>\n<bytes>\n`, or `<object> missing\n`. */
+  private onData(chunk: Buffer): void {
+    this.parts.push(chunk);
+    this.have += chunk.length;
+    // A large blob arrives in many chunks: they are joined once it is whole, not on each arrival.
+    if (this.need > 0 && this.have < this.need) return;
+    let buf = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+    this.parts = [];
+    this.have = 0;
+    this.need = 0;
+    for (;;) {
+      const nl = buf.indexOf(10);
+      if (nl < 0) break;
+      const m = /^[0-9a-f]+ (\S+) (\d+)$/.exec(buf.subarray(0, nl).toString('utf8'));
+      let answer: Buffer | undefined;
+      if (m) {
+        const end = nl + 1 + Number(m[2]);
+        if (buf.length < end + 1) {
+          this.need = end + 1;
+          break;
+        }
+        if (m[1] === 'blob') answer = Buffer.from(buf.subarray(nl + 1, end));
+        buf = buf.subarray(end + 1);
+      } else buf = buf.subarray(nl + 1);
+      this.queue.shift()?.resolve(answer);
+      if (this.queue.length === 0) this.goIdle();
+    }
+    if (buf.length > 0) {
+      this.parts.push(buf);
+      this.have = buf.length;
+    }
+  }
+
+  private goIdle(): void {
+    this.hold(false);
+    this.idle = setTimeout(() => {
+      this.alive = false;
+      this.child.stdin.end();
+    }, IDLE_MS);
+    this.idle.unref();
+  }
+
+  /** Keeps the event loop alive only while an answer is awaited. */
+  private hold(on: boolean): void {
+    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
+      ref?: () => void;
+      unref?: () => void;
+    }[];
+    for (const h of handles) (on ? h.ref : h.unref)?.call(h);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * What of the revision's diff a refuter or a fixer prompt carries (issue 17):
+ * a diff within `review.chunkBytes` whole, as before (same prompts, same call
+ * keys); a larger one cut to the files the claim or the blockers name
+ * (core/focused-diff.ts), an API refuter also getting the claim's file at the
+ * revision within `review.contextBytes`. A file whose needed hunk alone is
+ * over the limit fails the run `missing_context`, naming the `ignore:` line
+ * that would leave it out, as the review does.
+ */
+import type { DiffSection } from '../core/chunks.js';
+import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
+import type { FileContext } from '../core/file-context.js';
+import { type FocusWanted, focusDiff } from '../core/focused-diff.js';
+import { ignoreLineFor } from '../core/ignore.js';
+import type { DiffFocus } from '../core/prompt.js';
+import { unfinishedEnd } from '../core/run-state.js';
+import type { ReportedFinding } from '../core/types.js';
+import type { Reviewer } from '../ports/reviewer.js';
+import { apiReviewContext } from './api-review-context.js';
+import { type RunContext, RunEnd } from './run-context.js';
+
+export interface PromptDiff {
+  diff: string;
+  /** Absent when the diff is whole. */
+  focus?: DiffFocus;
+}
+
+const linesOf = (f: ReportedFinding): [number, number] => [f.line, f.endLine ?? f.line];
+
+/** The refuter's diff for one claim, and (when the diff is cut and the refuter cannot read the checkout) the claim's file. */
+export async function refuterDiff(
+  ctx: RunContext,
+  diff: string,
+  claim: ReportedFinding,
+  refuter: Reviewer,
+): Promise<PromptDiff & { files?: FileContext | undefined }> {
+  const got = focused(ctx, diff, [{ path: claim.file, lines: [linesOf(claim)] }]);
+  if (!got.focus) return got;
+  return { ...got, files: await apiReviewContext(ctx, ctx.run.head, [claim.file])(refuter) };
+}
+
+/** The fixer's diff: the files of the blockers it is to fix. */
+export function fixerDiff(
+  ctx: RunContext,
+  diff: string,
+  blockers: { finding: ReportedFinding }[],
+): PromptDiff {
+  return focused(
+    ctx,
+    diff,
+    blockers.map(({ finding }) => ({ path: finding.file, lines: [linesOf(finding)] })),
+  );
+}
+
+function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): PromptDiff {
+  const limit = ctx.snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  if (Buffer.byteLength(diff, 'utf8') <= limit) return { diff };
+  const got = focusDiff(sectionsOf(ctx, diff, limit), wanted, limit);
+  if (!got.ok)
+    throw new RunEnd(
+      unfinishedEnd(
+        'failed',
+        'missing_context',
+        `${got.path}: ${got.bytes} bytes of its diff cannot be split below review.chunkBytes (${limit}); to leave it out of the review, add to the config: ${ignoreLineFor(got.path)}`,
+      ),
+    );
+  return { diff: got.text, focus: { files: got.files, omitted: got.omitted } };
+}
+
+/** Per run, the last diff cut: a stage's refutations all cut the same diff. */
+const cuts = new WeakMap<RunContext, { diff: string; limit: number; sections: DiffSection[] }>();
+
+function sectionsOf(ctx: RunContext, diff: string, limit: number): DiffSection[] {
+  let cut = cuts.get(ctx);
+  if (cut?.diff !== diff || cut.limit !== limit) {
+    cut = { diff, limit, sections: ctx.deps.git.diffSections(diff, limit) };
+    cuts.set(ctx, cut);
+  }
+  return cut.sections;
+}
