@@ -4,7 +4,7 @@
  * (never retried, never clear).
  */
 import { z } from 'zod';
-import type { FixerReply, RefuterReply, ReviewerReply, Role } from './types.js';
+import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role } from './types.js';
 
 const usage = z.object({ costUsd: z.number().finite().nonnegative().optional() }).loose().optional();
 const nonEmpty = z.string().trim().min(1);
@@ -49,8 +49,22 @@ export const fixerReplySchema = z.object({
   usage,
 });
 
+export const judgeReplySchema = z.object({
+  matches: z.boolean(),
+  reason: nonEmpty,
+  model: z.string().optional(),
+  usage,
+});
+
+const SCHEMAS = {
+  reviewer: reviewerReplySchema,
+  refuter: refuterReplySchema,
+  fixer: fixerReplySchema,
+  judge: judgeReplySchema,
+} as const satisfies Record<Role, z.ZodType>;
+
 export type ParsedReply =
-  | { ok: true; reply: ReviewerReply | RefuterReply | FixerReply }
+  | { ok: true; reply: ReviewerReply | RefuterReply | FixerReply | JudgeReply }
   | { ok: false; detail: string };
 
 /** Validates a reply for a role; the detail names the JSON path of the first problem. */
@@ -59,8 +73,7 @@ export function parseReply(
   value: unknown,
   repoPathOk: (p: string) => boolean = isInsideRepo,
 ): ParsedReply {
-  const schema =
-    role === 'reviewer' ? reviewerReplySchema : role === 'refuter' ? refuterReplySchema : fixerReplySchema;
+  const schema = SCHEMAS[role];
   const res = schema.safeParse(value);
   if (!res.success) {
     const issue = res.error.issues[0];
@@ -79,7 +92,7 @@ export function parseReply(
       return { ok: false, detail: '$.findings: endLine before line' };
     }
   }
-  return { ok: true, reply: res.data as ReviewerReply | RefuterReply | FixerReply };
+  return { ok: true, reply: res.data as ReviewerReply | RefuterReply | FixerReply | JudgeReply };
 }
 
 /** A repository-relative path that cannot leave the repository: no absolute path, no `..` segment. */

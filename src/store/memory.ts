@@ -9,6 +9,7 @@ import type {
   AttemptRow,
   EventRow,
   FindingRow,
+  JudgementRow,
   Lease,
   LeaseOwner,
   RoundRow,
@@ -50,6 +51,7 @@ export class MemoryStore implements Store {
   private readonly rounds: RoundRow[] = [];
   private readonly stages: StageRow[] = [];
   private readonly verdicts = new Map<string, VerdictRow>();
+  private readonly judgements = new Map<string, JudgementRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
   private readonly events: EventRow[] = [];
@@ -359,6 +361,21 @@ export class MemoryStore implements Store {
         .filter((s) => s.runId === runId)
         .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
     );
+  }
+
+  async recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }> {
+    if (!this.runs.has(j.runId)) throw new UnknownRunError(j.runId);
+    const had = this.judgements.get(j.callKey);
+    if (had) return { inserted: false, judgement: copyJson(had) };
+    const row = { ...copyJson(j), recordedAt: this.now() };
+    this.judgements.set(j.callKey, row);
+    return { inserted: true, judgement: copyJson(row) };
+  }
+
+  async listJudgements(runId: string): Promise<JudgementRow[]> {
+    return copyJson([...this.judgements.values()].filter((j) => j.runId === runId));
   }
 
   async listVerdicts(runId: string): Promise<VerdictRow[]> {
