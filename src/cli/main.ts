@@ -330,7 +330,12 @@ program
   .action(lazy('eval'));
 
 withRepo(program.command('ui'))
+  .alias('dashboard')
   .description('local dashboard')
+  .option(
+    '--eval <path>',
+    'an eval report (revloop eval --format json) or a directory of them, shown at /eval',
+  )
   .option('--port <n>', 'port (0 = any free)', '7357')
   .option('--host <h>', 'bind address', '127.0.0.1')
   .action(lazy('ui'));
