@@ -1,4 +1,4 @@
-/** Flags of `revloop eval` and its verbs `mine` and `replay` (one commander command declares them all). */
+/** Flags of `revloop eval` and its verbs `mine`, `replay` and `import` (one commander command declares them all). */
 export interface EvalOpts {
   config?: string;
   against?: string;
@@ -19,4 +19,6 @@ export interface EvalOpts {
   reviewer?: string;
   with?: string;
   store?: string;
+  // eval import
+  repos?: string;
 }

@@ -316,17 +316,17 @@ program
 program
   .command('eval')
   .description(
-    'recall and precision of a reviewer set on known-bug changes (docs/eval.md); also: eval mine, eval replay',
+    'recall and precision of a reviewer set on known-bug changes (docs/eval.md); also: eval mine, eval replay, eval import',
   )
-  .argument('<corpus-or-verb>', 'a corpus (directory or JSON), or mine | replay')
-  .argument('[more...]', 'replay: run ids')
+  .argument('<corpus-or-verb>', 'a corpus (directory or JSON), or mine | replay | import')
+  .argument('[more...]', 'replay: run ids; import: the downloaded files')
   .option('--config <file>', 'the reviewer set and policy to measure')
   .option('--against <file>', 'a second config, run on the same cases and compared')
   .option('--mode <m>', 'review (default: no fixer, one round) | loop (the whole loop)')
   .option('--window <n>', 'lines a finding may sit from a defect and still match (default 3)')
-  .option('--format <f>', 'text | json | markdown')
+  .option('--format <f>', 'text | json | markdown; import: martian | swe-prbench')
   .option('--json', 'print one JSON document')
-  .option('--out <file>', 'write the report to a file')
+  .option('--out <file>', 'write the report to a file; mine, import: the corpus directory')
   .option('--seed <n>', 'bootstrap seed (default 1)')
   .option('--resamples <n>', 'bootstrap resamples (default 1000)')
   .option('--keep <dir>', "keep the cases' scratch repositories here")
@@ -337,10 +337,16 @@ program
   .option('--reviewer <name>', 'replay: the recorded reviewer whose prompts are sent again')
   .option('--with <file>', 'replay: a config whose reviewer of that name answers them')
   .option('--store <url>', 'replay: the ledger the runs are in')
+  .option('--repos <dir>', "import: clones of the benchmark's repositories, at DIR/OWNER/REPO")
   .action(lazy('eval'));
 
 withRepo(program.command('ui'))
+  .alias('dashboard')
   .description('local dashboard')
+  .option(
+    '--eval <path>',
+    'an eval report (revloop eval --format json) or a directory of them, shown at /eval',
+  )
   .option('--port <n>', 'port (0 = any free)', '7357')
   .option('--host <h>', 'bind address', '127.0.0.1')
   .action(lazy('ui'));

@@ -1,16 +1,16 @@
 /** What a call that did not yield a reply does to the run (DESIGN.md failure-class table). */
 import { type TerminalEnd, unfinishedEnd } from './run-state.js';
-import type { CallClass, Role } from './types.js';
+import type { CallClass, RunRole } from './types.js';
 
 const FAILED_BY_ROLE = {
   reviewer: 'reviewer_failed',
   refuter: 'refuter_failed',
   fixer: 'fixer_failed',
-} as const satisfies Record<Role, string>;
+} as const satisfies Record<RunRole, string>;
 
 export function endForCallFailure(
   cls: Exclude<CallClass, 'ok'>,
-  role: Role,
+  role: RunRole,
   detail: string,
   retried: boolean,
 ): TerminalEnd {

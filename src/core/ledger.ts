@@ -63,6 +63,29 @@ export interface RoundRow {
   startedAt: number;
 }
 
+/**
+ * An eval judge's decision on one (finding, known defect) pair of a case's
+ * run, recorded once under its own call key with the prompt digest, so an
+ * eval on a kept ledger replays without calling the judge again. It belongs
+ * to an ended run and no worker holds it: not fenced (like a settlement).
+ */
+export interface JudgementRow {
+  callKey: string;
+  /** The case's run whose finding was judged. */
+  runId: string;
+  caseId: string;
+  /** The judge's configured name. */
+  judge: string;
+  /** The finding's index in the case's round-1 findings, and the defect's in the case. */
+  finding: number;
+  defect: number;
+  promptDigest: string;
+  modelId: string | null;
+  reply: { matches: boolean; reason: string };
+  costUsd: number;
+  recordedAt: number;
+}
+
 /** Attempt state: `started` until it ends; a `started` attempt found on resume is `unknown`. */
 export type AttemptClass = CallClass | 'started';
 

@@ -4,7 +4,7 @@
  * (never retried, never clear).
  */
 import { z } from 'zod';
-import type { FixerReply, RefuterReply, ReviewerReply, Role } from './types.js';
+import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role } from './types.js';
 
 const usage = z.object({ costUsd: z.number().finite().nonnegative().optional() }).loose().optional();
 const nonEmpty = z.string().trim().min(1);
@@ -49,8 +49,22 @@ export const fixerReplySchema = z.object({
   usage,
 });
 
+export const judgeReplySchema = z.object({
+  matches: z.boolean(),
+  reason: nonEmpty,
+  model: z.string().optional(),
+  usage,
+});
+
+/** The roles whose replies need no check beyond their schema. */
+const OTHER_SCHEMAS = {
+  refuter: refuterReplySchema,
+  fixer: fixerReplySchema,
+  judge: judgeReplySchema,
+} as const satisfies Record<Exclude<Role, 'reviewer'>, z.ZodType>;
+
 export type ParsedReply =
-  | { ok: true; reply: ReviewerReply | RefuterReply | FixerReply }
+  | { ok: true; reply: ReviewerReply | RefuterReply | FixerReply | JudgeReply }
   | { ok: false; detail: string };
 
 /** Validates a reply for a role; the detail names the JSON path of the first problem. */
@@ -60,7 +74,7 @@ export function parseReply(
   repoPathOk: (p: string) => boolean = isInsideRepo,
 ): ParsedReply {
   if (role !== 'reviewer') {
-    const res = (role === 'refuter' ? refuterReplySchema : fixerReplySchema).safeParse(value);
+    const res = OTHER_SCHEMAS[role].safeParse(value);
     return res.success ? { ok: true, reply: res.data } : { ok: false, detail: problemOf(res.error) };
   }
   const res = reviewerReplySchema.safeParse(value);

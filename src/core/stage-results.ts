@@ -11,10 +11,11 @@ import type { Coverage } from './coverage.js';
 import type { OpenBlocker, RoundDecision } from './decide.js';
 import type { FindingRow, Refutation } from './ledger.js';
 import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js';
-import { fixerReplySchema, refuterReplySchema, reviewerReplySchema } from './replies.js';
+import { fixerReplySchema, judgeReplySchema, refuterReplySchema, reviewerReplySchema } from './replies.js';
 import type { ScopeFacts } from './scope-lock.js';
 import {
   type FixerReply,
+  type JudgeReply,
   Outcome,
   type RefuterReply,
   type ReviewerReply,
@@ -117,6 +118,8 @@ export interface Replies {
   reviewer: ReviewerReply;
   refuter: RefuterReply;
   fixer: RecordedFix;
+  /** An eval's judge (its decisions are JudgementRows, never a run's verdicts). */
+  judge: JudgeReply;
 }
 export type ReplyOf<R extends Role> = Replies[R];
 
@@ -382,4 +385,5 @@ export const REPLY_SCHEMAS: { [R in Role]: z.ZodType<ReplyOf<R>> } = {
   reviewer: reviewerReplySchema,
   refuter: refuterReplySchema,
   fixer: recordedFixSchema,
+  judge: judgeReplySchema,
 };

@@ -73,8 +73,11 @@ export const EndReason = {
 } as const;
 export type EndReason = (typeof EndReason)[keyof typeof EndReason];
 
-export const Role = { reviewer: 'reviewer', refuter: 'refuter', fixer: 'fixer' } as const;
+/** `judge`: an eval's agent deciding whether a finding describes a known defect (docs/eval.md); never part of a run. */
+export const Role = { reviewer: 'reviewer', refuter: 'refuter', fixer: 'fixer', judge: 'judge' } as const;
 export type Role = (typeof Role)[keyof typeof Role];
+/** The roles a run's loop calls: a judge never ends a run. */
+export type RunRole = Exclude<Role, 'judge'>;
 
 export const Stage = {
   review: 'review',
@@ -120,6 +123,14 @@ export interface ReportedFinding {
 export interface ReviewerReply {
   verdict: 'pass' | 'findings';
   findings: ReportedFinding[];
+  model?: string | undefined;
+  usage?: { costUsd?: number | undefined } | undefined;
+}
+
+/** A judge's reply: whether the finding describes the known defect, and why. */
+export interface JudgeReply {
+  matches: boolean;
+  reason: string;
   model?: string | undefined;
   usage?: { costUsd?: number | undefined } | undefined;
 }

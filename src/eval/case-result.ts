@@ -35,6 +35,8 @@ export interface RanCase extends CaseCommon {
   seconds: number;
   /** Per finding index, the defect index it matched for its reviewer (null: none). */
   matches: (number | null)[];
+  /** Pairs the judge decided (0 when no defect of the case needed it), and how many of them it was called for now (the rest replayed from the ledger). */
+  judged?: { pairs: number; called: number } | undefined;
 }
 
 /** A case that could not run or did not complete: listed, never scored. */

@@ -11,14 +11,33 @@ const SEVERITY = z.enum(['MAJOR', 'MODERATE', 'MINOR']);
 
 export const defectSchema = z
   .object({
-    file: z.string().min(1).describe('Path at the head, relative to the repository root.'),
-    line: z.number().int().min(1).describe('First line of the defect at the head (1-based).'),
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Path at the head, relative to the repository root (absent: a prose defect of the change).'),
+    line: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'First line of the defect at the head (1-based). Absent: a prose defect, matched by the judge.',
+      ),
     endLine: z.number().int().min(1).optional().describe('Last line (default: line).'),
     description: z.string().min(1).describe('One line: what is wrong.'),
     severity: SEVERITY.default('MAJOR'),
   })
   .strict()
-  .refine((d) => d.endLine === undefined || d.endLine >= d.line, {
+  .refine((d) => d.line === undefined || d.file !== undefined, {
+    message: 'a line needs a file',
+    path: ['line'],
+  })
+  .refine((d) => d.endLine === undefined || d.line !== undefined, {
+    message: 'endLine needs line',
+    path: ['endLine'],
+  })
+  .refine((d) => d.endLine === undefined || d.line === undefined || d.endLine >= d.line, {
     message: 'endLine is before line',
     path: ['endLine'],
   });
@@ -55,6 +74,12 @@ export const corpusSchema = z
   .object({
     version: z.literal(1),
     description: z.string().optional(),
+    /**
+     * How findings meet defects: `position` (same file, overlapping lines; a
+     * defect without a line goes to the judge) or `judge` (the eval config's
+     * judge decides every pair).
+     */
+    match: z.enum(['position', 'judge']).default('position'),
     /** Provenance of shipped bundles: where each came from and under which license. */
     sources: z
       .array(
@@ -78,6 +103,10 @@ export type Corpus = z.infer<typeof corpusSchema>;
 
 export const isClean = (c: EvalCase): c is Extract<EvalCase, { clean: true }> => c.clean === true;
 export const defectsOf = (c: EvalCase): Defect[] => (isClean(c) ? [] : c.defects);
+
+/** A defect located by lines, which position matching can use. */
+export type LocatedDefect = Defect & { file: string; line: number };
+export const isLocated = (d: Defect): d is LocatedDefect => d.file !== undefined && d.line !== undefined;
 
 export function corpusJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(corpusSchema, { io: 'input' }) as Record<string, unknown>;

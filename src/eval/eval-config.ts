@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { type AgentConfig, agentConfigSchema } from '../core/config.js';
 import { parseConfigText } from '../loop/config-loader.js';
 import { CorpusError } from './errors.js';
 
@@ -18,6 +19,18 @@ export interface EvalConfig {
   reviewers: string[];
   /** One sentence for the report: how the config met the cases. */
   applied: string;
+  /** The optional judge (docs/eval.md): an agent deciding whether a finding describes a prose defect. */
+  judge: JudgeConfig | null;
+}
+
+export interface JudgeConfig {
+  name: string;
+  agent: AgentConfig;
+  /** Relative paths in the agent's config resolve against the config's directory. */
+  dir: string;
+  callSeconds: number;
+  /** Attempts per judgement (`retry.attempts`), the first included. */
+  attempts: number;
 }
 
 type Agent = { command?: unknown; script?: unknown };
@@ -38,9 +51,11 @@ function absolutise(agent: Agent | undefined, dir: string): void {
 export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
   if (!existsSync(path)) throw new CorpusError(path, '--config: no such file');
   const text = readFileSync(path, 'utf8');
-  // Validated as written, so an error names the user's file and key.
-  parseConfigText(text, path);
-  const raw = (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
+  // Validated as written (the judge apart: revloop's own config has no such key), so an error names the user's file and key.
+  const written = (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
+  const { judge: judgeRaw, ...rest } = written ?? {};
+  parseConfigText(judgeRaw === undefined ? text : JSON.stringify(rest), path);
+  const raw = rest as Record<string, unknown>;
   const dir = dirname(resolve(path));
   for (const r of (raw.reviewers as Agent[] | undefined) ?? []) absolutise(r, dir);
   absolutise(raw.refuter as Agent | undefined, dir);
@@ -52,7 +67,9 @@ export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
   if (!existsSync(criteriaPath))
     throw new CorpusError(path, `criteria: "${criteria}" not found beside the config`);
   const cfg = parseConfigText(JSON.stringify(raw), 'revloop.config.json');
+  const judge = judgeRaw === undefined ? null : parseJudge(path, judgeRaw, dir);
   return {
+    judge: judge && { ...judge, callSeconds: cfg.timeouts.callSeconds, attempts: cfg.retry.attempts },
     files: {
       'revloop.config.json': `${JSON.stringify(raw, null, 2)}\n`,
       [cfg.criteria]: readFileSync(criteriaPath, 'utf8'),
@@ -60,4 +77,20 @@ export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
     reviewers: cfg.reviewers.map((r) => r.name),
     applied: `${path} and its criteria committed on top of each case's base as revloop.config.json and ${cfg.criteria}; the head replayed onto that commit${mode === 'review' ? '; review only (fixer left out)' : '; the whole loop'}`,
   };
+}
+
+/** The `judge:` key: an agent configured as a reviewer is (any adapter), named "judge" unless it says. */
+function parseJudge(
+  path: string,
+  raw: unknown,
+  dir: string,
+): { name: string; agent: AgentConfig; dir: string } {
+  if (raw !== null && typeof raw === 'object') absolutise(raw as Agent, dir);
+  const res = agentConfigSchema.safeParse(raw);
+  if (!res.success) {
+    const issue = res.error.issues[0];
+    const key = ['judge', ...(issue?.path ?? []).map(String)].join('.');
+    throw new CorpusError(path, `${key}: ${issue?.message ?? 'invalid'}`);
+  }
+  return { name: res.data.name ?? 'judge', agent: res.data, dir };
 }

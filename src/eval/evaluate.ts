@@ -9,12 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Store } from '../ports/store.js';
+import { createReviewer } from '../reviewers/index.js';
 import { openStore } from '../store/index.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
 import type { CaseResult } from './case-result.js';
 import { type LoadedCorpus, loadCorpus } from './corpus-load.js';
 import type { EvalCase } from './corpus-schema.js';
 import { type EvalMode, loadEvalConfig } from './eval-config.js';
+import type { Judge } from './judge.js';
 import type { Matcher } from './match.js';
 import { runCorpus } from './runner.js';
 import { type Comparison, compare, type Scorecard, scorecard } from './scorecard.js';
@@ -102,7 +104,15 @@ function runSide(
     env: o.env,
     signal: o.signal,
     matcher: o.matcher,
+    judge: buildJudge(config, o.env),
     jobs: o.jobs ?? 4,
     onCase: o.onCase ? (i, n, c, phase, r) => o.onCase?.(label, i, n, c, phase, r) : undefined,
   });
+}
+
+/** The config's judge as an agent (any adapter), or null; relative paths resolve beside the config. */
+function buildJudge(config: ReturnType<typeof loadEvalConfig>, env: NodeJS.ProcessEnv): Judge | null {
+  const j = config.judge;
+  if (!j) return null;
+  return { config: j, agent: createReviewer(j.agent, { role: 'judge', name: j.name, repoRoot: j.dir, env }) };
 }

@@ -147,7 +147,7 @@ async function revertDefects(
 function merge(file: string, cases: EvalCase[], o: MineOptions, bundle: string): Corpus {
   const prev: Corpus = existsSync(file)
     ? (JSON.parse(readFileSync(file, 'utf8')) as Corpus)
-    : { version: 1, sources: [], cases: [] };
+    : { version: 1, match: 'position', sources: [], cases: [] };
   const ids = new Set(cases.map((c) => c.id));
   const sources = prev.sources.filter((s) => s.bundle !== bundle);
   sources.push({

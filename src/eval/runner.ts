@@ -16,9 +16,11 @@ import { loadRunReport } from '../loop/run-report-loader.js';
 import type { Store } from '../ports/store.js';
 import type { CaseResult, EvalFinding, RanCase } from './case-result.js';
 import { caseSource, type LoadedCorpus } from './corpus-load.js';
-import { defectsOf, type EvalCase, isClean } from './corpus-schema.js';
-import { CaseError } from './errors.js';
+import { type Defect, defectsOf, type EvalCase, isClean, isLocated } from './corpus-schema.js';
+import { CaseError, JudgeReplyError } from './errors.js';
 import type { EvalConfig } from './eval-config.js';
+import { type Judge, judgeCase } from './judge.js';
+import { assignJudged, judgePairs } from './judge-match.js';
 import { type Matcher, matchFindings } from './match.js';
 
 export interface RunCorpusOptions {
@@ -32,6 +34,8 @@ export interface RunCorpusOptions {
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
   matcher?: Matcher | undefined;
+  /** The eval config's judge, built once per side; null when it has none. */
+  judge?: Judge | null | undefined;
   /** Cases run at once (default 1). */
   jobs?: number | undefined;
   now?: () => number;
@@ -61,11 +65,13 @@ export async function prepareCase(
     if (!(await git.commitExists(dir, c[field])))
       throw new CaseError(c.id, field, `commit ${c[field]} is not in ${source.kind} ${source.path}`);
   for (const [i, d] of defectsOf(c).entries()) {
+    // A prose defect names no file (or no line): the judge matches it, nothing here to check.
+    if (d.file === undefined) continue;
     const lines = await git.lineCount(dir, c.head, d.file);
     if (lines === null)
       throw new CaseError(c.id, `defects[${i}].file`, `"${d.file}" is not a file at the head`);
     const last = d.endLine ?? d.line;
-    if (last > lines)
+    if (last !== undefined && last > lines)
       throw new CaseError(
         c.id,
         `defects[${i}].${d.endLine === undefined ? 'line' : 'endLine'}`,
@@ -93,6 +99,16 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
   const now = o.now ?? Date.now;
   const started = now();
   const common = { id: c.id, clean: isClean(c), defects: defectsOf(c) };
+  const judged = judgedDefects(o.loaded.corpus.match, common.defects);
+  if (judged.length > 0 && !o.judge) {
+    const field = o.loaded.corpus.match === 'judge' ? 'match' : `defects[${judged[0]}].line`;
+    return {
+      ...common,
+      ran: false,
+      field,
+      error: `case ${c.id}: ${field}: ${field === 'match' ? 'the corpus says match: judge' : 'a defect without a line is matched by a judge'}, and --config has no judge: (docs/eval.md)`,
+    };
+  }
   const git = createEvalGit();
   const dir = join(o.workDir, `${String(index).padStart(3, '0')}-${c.id}`);
   mkdirSync(o.workDir, { recursive: true });
@@ -145,6 +161,42 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
         blocking: BLOCKING.has(f.severity) && !refuted,
       };
     });
+  const judgedSet = new Set(judged);
+  // Position first (on the defects that have lines and are not the judge's), then the judge on the rest.
+  const positional = matchAll(
+    findings,
+    common.defects.map((d, i) => (judgedSet.has(i) || !isLocated(d) ? null : d)),
+    o.window,
+    o.matcher ?? matchFindings,
+  );
+  let matches = positional;
+  let judgedInfo = { pairs: 0, called: 0 };
+  let judgeCost = 0;
+  if (o.judge && judged.length > 0) {
+    const pairs = judgePairs(findings, common.defects, judged, positional);
+    try {
+      const j = await judgeCase({
+        judge: o.judge,
+        store: o.store,
+        hash: deps.hash,
+        now,
+        caseId: c.id,
+        runId: run.id,
+        base: prepared.base,
+        head: prepared.head,
+        repoDir: dir,
+        findings,
+        defects: common.defects,
+        pairs,
+      });
+      matches = assignJudged(findings, j.yes, positional);
+      judgedInfo = { pairs: pairs.length, called: j.called };
+      judgeCost = j.costUsd;
+    } catch (err) {
+      if (!(err instanceof JudgeReplyError) && !(err instanceof RevloopError)) throw err;
+      return { ...common, ran: false, field: 'judge', runId: run.id, error: err.message };
+    }
+  }
   const result: RanCase = {
     ...common,
     ran: true,
@@ -154,30 +206,43 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
     reviewers: o.config.reviewers,
     findings,
     rounds: report.rounds.length,
-    costUsd: run.costUsd,
+    costUsd: run.costUsd + judgeCost,
     seconds: (now() - started) / 1000,
-    matches: matchAll(findings, common.defects, o.window, o.matcher ?? matchFindings),
+    matches,
+    judged: judgedInfo,
   };
   return result;
 }
 
-/** Per reviewer, one-to-one; the result is indexed like `findings`. */
+/** Defects the judge decides: every one under `match: judge`, else those without a file and line. */
+export function judgedDefects(match: 'position' | 'judge', defects: readonly Defect[]): number[] {
+  return defects.flatMap((d, i) => (match === 'judge' || !isLocated(d) ? [i] : []));
+}
+
+type Located = { file: string; line: number; endLine?: number | undefined };
+
+/**
+ * Per reviewer, one-to-one; the result is indexed like `findings`. A null
+ * defect (one the judge decides) is left out, and indices still name the
+ * corpus's defects.
+ */
 export function matchAll(
   findings: readonly EvalFinding[],
-  defects: readonly { file: string; line: number; endLine?: number | undefined }[],
+  defects: readonly (Located | null)[],
   window: number,
   matcher: Matcher,
 ): (number | null)[] {
   const out: (number | null)[] = findings.map(() => null);
+  const located = defects.flatMap((d, i) => (d ? [{ d, i }] : []));
   const names = [...new Set(findings.map((f) => f.reviewer))];
   for (const name of names) {
     const idx = findings.flatMap((f, i) => (f.reviewer === name ? [i] : []));
     for (const m of matcher(
       idx.map((i) => findings[i] as EvalFinding),
-      defects,
+      located.map((x) => x.d),
       window,
     ))
-      out[idx[m.finding] as number] = m.defect;
+      out[idx[m.finding] as number] = located[m.defect]?.i ?? null;
   }
   return out;
 }

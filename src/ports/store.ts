@@ -9,6 +9,7 @@ import type {
   AttemptRow,
   EventRow,
   FindingRow,
+  JudgementRow,
   Lease,
   LeaseOwner,
   RoundRow,
@@ -138,6 +139,12 @@ export interface Store {
 
   // Settlement by a named person: not fenced, it does not belong to a worker.
   settle(findingId: string, s: Settlement): Promise<FindingRow>;
+
+  /** An eval judge's decision: insert-or-nothing on its call key (invariant 6); `judgement` is the first recorded. */
+  recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }>;
+  listJudgements(runId: string): Promise<JudgementRow[]>;
 
   // Reads.
   getRun(id: string): Promise<RunRow | null>;

@@ -39,6 +39,7 @@ const SCHEMAS: Record<Role, Record<string, unknown>> = {
   }),
   refuter: object({ decision: { type: 'string', enum: ['upheld', 'refuted'] }, reason: str }),
   fixer: object({ disputed: { type: 'array', items: object({ finding: str, reason: str }) } }),
+  judge: object({ matches: { type: 'boolean' }, reason: str }),
 };
 
 /** The reply schema of a role, and the name the endpoint knows it by (a-z, 0-9, `_`). */

@@ -9,6 +9,7 @@ import type {
   AttemptRow,
   EventRow,
   FindingRow,
+  JudgementRow,
   Lease,
   LeaseOwner,
   RoundRow,
@@ -51,6 +52,7 @@ export class MemoryStore implements Store {
   // Kept as written and parsed on the way out, as the SQL stores do (core/stored-rows.ts).
   private readonly stages: (RawStageRow & { stage: Stage })[] = [];
   private readonly verdicts = new Map<string, RawVerdictRow>();
+  private readonly judgements = new Map<string, JudgementRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
   private readonly events: EventRow[] = [];
@@ -360,6 +362,21 @@ export class MemoryStore implements Store {
         .filter((s) => s.runId === runId)
         .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
     ).map(parseStageRow);
+  }
+
+  async recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }> {
+    if (!this.runs.has(j.runId)) throw new UnknownRunError(j.runId);
+    const had = this.judgements.get(j.callKey);
+    if (had) return { inserted: false, judgement: copyJson(had) };
+    const row = { ...copyJson(j), recordedAt: this.now() };
+    this.judgements.set(j.callKey, row);
+    return { inserted: true, judgement: copyJson(row) };
+  }
+
+  async listJudgements(runId: string): Promise<JudgementRow[]> {
+    return copyJson([...this.judgements.values()].filter((j) => j.runId === runId));
   }
 
   async listVerdicts(runId: string): Promise<VerdictRow[]> {

@@ -14,24 +14,26 @@ export const IMPORT_MAP = JSON.stringify({ imports: { zod: '/vendor/zod/index.js
 /** sha256 (base64) of the import map, for the CSP's script-src. */
 export const IMPORT_MAP_HASH = createHash('sha256').update(IMPORT_MAP).digest('base64');
 
-export type PageName = 'runs' | 'run' | 'calibration' | 'lab';
+export type PageName = 'runs' | 'run' | 'calibration' | 'lab' | 'eval';
 
 const TITLES: Record<PageName, string> = {
   runs: 'Runs',
   run: 'Run',
   calibration: 'Calibration',
   lab: 'Loop Lab',
+  eval: 'Eval',
 };
 
 const NAV: [PageName, string][] = [
   ['runs', '/'],
   ['calibration', '/calibration'],
   ['lab', '/lab'],
+  ['eval', '/eval'],
 ];
 
 /** The shell of one page: token in a meta tag, styles, uPlot where charts are drawn, the page module. */
 export function pageShell(page: PageName, token: string): string {
-  const charts = page !== 'runs';
+  const charts = page !== 'runs' && page !== 'eval';
   const current = page === 'run' ? 'runs' : page;
   const nav = NAV.map(
     ([p, href]) => `<a href="${href}"${p === current ? ' aria-current="page"' : ''}>${esc(TITLES[p])}</a>`,

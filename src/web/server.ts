@@ -16,6 +16,8 @@ import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
 import { assetStore, defaultAssetRoot, type StaticFile } from './assets.js';
+import { registerEvalRoutes } from './eval-page.js';
+import type { EvalReports } from './eval-reports.js';
 import { IMPORT_MAP_HASH, type PageName, pageShell } from './html.js';
 import { calibration, findingView, runDetail, runSummary } from './run-view.js';
 import { contentSecurityPolicy, hostAllowed, TOKEN_HEADER, tokenMatches } from './security.js';
@@ -34,6 +36,8 @@ export interface AppOptions {
   assetRoot?: string | undefined;
   git?: Git | undefined;
   now?: (() => number) | undefined;
+  /** Eval reports for the eval page (`revloop ui --eval`); null: the page says how to give one. */
+  evalReports?: EvalReports | null | undefined;
 }
 
 /** The HTTP status of each way settle refuses (the message is the operation's, as the CLI prints it). */
@@ -79,6 +83,7 @@ export function createApp(o: AppOptions): Hono {
   app.get('/runs/:id', page('run'));
   app.get('/calibration', page('calibration'));
   app.get('/lab', page('lab'));
+  registerEvalRoutes(app, o.evalReports ?? null, page('eval'));
 
   const serve = (file: StaticFile | null, c: Context) =>
     file ? c.body(file.body, 200, { 'Content-Type': file.type }) : c.notFound();

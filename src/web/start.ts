@@ -7,6 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { UiStartError } from './errors.js';
+import type { EvalReports } from './eval-reports.js';
 import { allowedHosts, newToken } from './security.js';
 import { createApp } from './server.js';
 
@@ -22,6 +23,7 @@ export interface StartUiOptions {
   assetRoot?: string | undefined;
   git?: Git | undefined;
   now?: (() => number) | undefined;
+  evalReports?: EvalReports | null | undefined;
 }
 
 export interface RunningUi {
@@ -46,6 +48,7 @@ export async function startUi(o: StartUiOptions): Promise<RunningUi> {
     assetRoot: o.assetRoot,
     git: o.git,
     now: o.now,
+    evalReports: o.evalReports,
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host });
   const port = await new Promise<number>((done, fail) => {

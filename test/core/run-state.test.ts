@@ -12,7 +12,7 @@ import {
   EndReason,
   isRetryable,
   Outcome,
-  type Role,
+  type RunRole,
   RunStatus,
   StopReason,
 } from '../../src/core/types.js';
@@ -95,8 +95,8 @@ describe('invariant 2: status is not outcome', () => {
 });
 
 describe('invariants 1 and 7: what a failed call does to the run', () => {
-  const roles: Role[] = ['reviewer', 'refuter', 'fixer'];
-  const expected: Record<Exclude<CallClass, 'ok'>, (role: Role) => [string, string]> = {
+  const roles: RunRole[] = ['reviewer', 'refuter', 'fixer'];
+  const expected: Record<Exclude<CallClass, 'ok'>, (role: RunRole) => [string, string]> = {
     malformed: () => ['failed', 'malformed'],
     refused: () => ['failed', 'refused'],
     missing_context: () => ['failed', 'missing_context'],

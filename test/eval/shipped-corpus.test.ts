@@ -75,7 +75,7 @@ describe('eval over the shipped corpus with real subprocess reviewers', () => {
     for (const c of ran) {
       findings += c.findings.length;
       for (const f of c.findings)
-        if (c.defects.some((d) => d.file === f.file && d.line <= 1 + WINDOW)) hits++;
+        if (c.defects.some((d) => d.file === f.file && (d.line ?? 0) <= 1 + WINDOW)) hits++;
       expect(c.findings.every((f) => f.line === 1)).toBe(true);
     }
     const defects = ran.reduce((s, c) => s + defectsOf(c as never).length, 0);

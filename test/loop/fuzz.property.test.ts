@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Role } from '../../src/core/types.js';
+import type { RunRole as Role } from '../../src/core/types.js';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { admit } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
@@ -149,8 +149,10 @@ function fuzzDeps(replies: Replies, seen: CallResult[]): LoopDeps {
       name: ctx.name,
       usesCheckout: true,
       async call(req) {
-        const list = replies[req.role];
-        const text = list.length ? (list[next[req.role]++ % list.length] as string) : '';
+        // The loop never calls a judge (an eval's role).
+        const role = req.role as Role;
+        const list = replies[role];
+        const text = list.length ? (list[next[role]++ % list.length] as string) : '';
         const res = finishText(text, {
           role: req.role,
           label: `${req.role} "${req.name}"`,

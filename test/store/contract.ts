@@ -363,6 +363,44 @@ export function runStoreContract(
       expect(await store.listVerdicts(lease.runId)).toEqual([first.verdict]);
     });
 
+    it("records an eval judge's decision once per call key, on an ended run, unfenced", async () => {
+      const lease = await running();
+      await store.finishRun(lease, {
+        status: 'completed',
+        outcome: 'findings',
+        stopReason: 'review_only',
+        reason: null,
+        detail: null,
+      });
+      const j = {
+        callKey: 'jk-1',
+        runId: lease.runId,
+        caseId: 'case-1',
+        judge: 'judge',
+        finding: 0,
+        defect: 1,
+        promptDigest: 'pd',
+        modelId: null,
+        reply: { matches: true, reason: 'same bug' },
+        costUsd: 0.01,
+      };
+      const first = await store.recordJudgement(j);
+      expect(first).toEqual({ inserted: true, judgement: { ...j, recordedAt: expect.any(Number) } });
+      const dup = await store.recordJudgement({
+        ...j,
+        reply: { matches: false, reason: 'changed its mind' },
+      });
+      expect(dup).toEqual({ inserted: false, judgement: first.judgement });
+      await store.recordJudgement({ ...j, callKey: 'jk-2', finding: 1 });
+      expect((await store.listJudgements(lease.runId)).map((x) => [x.callKey, x.reply.matches])).toEqual([
+        ['jk-1', true],
+        ['jk-2', true],
+      ]);
+      await expect(
+        store.recordJudgement({ ...j, callKey: 'jk-3', runId: 'no-such-run' }),
+      ).rejects.toMatchObject({ code: 'unknown_run' });
+    });
+
     it('records a verdict and ends its attempt ok in one transaction, or neither', async () => {
       const lease = await running();
       const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };

@@ -23,7 +23,9 @@ export const ARTIFACTS = join(ROOT, 'test-artifacts', 'web');
  */
 export function compileForBrowser(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(ROOT, 'test-artifacts', 'web-build-'));
-  const client = ['runs', 'run', 'calibration', 'lab'].map((p) => join(ROOT, `src/web/client/${p}-page.ts`));
+  const client = ['runs', 'run', 'calibration', 'lab', 'eval'].map((p) =>
+    join(ROOT, `src/web/client/${p}-page.ts`),
+  );
   execFileSync(
     process.execPath,
     [

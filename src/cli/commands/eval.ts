@@ -46,6 +46,7 @@ const evalCommand: Command<EvalOpts> = async (args, opts, io) => {
   const [first, ...rest] = args;
   if (first === 'mine') return (await import('./eval-mine.js')).default(rest, opts, io);
   if (first === 'replay') return (await import('./eval-replay.js')).default(rest, opts, io);
+  if (first === 'import') return (await import('./eval-import.js')).default(rest, opts, io);
   if (first === undefined)
     throw new UsageError('eval: give a corpus (a directory with corpus.json, or a JSON file)');
   if (rest.length > 0) throw new UsageError(`eval: one corpus at a time (got also "${rest[0]}")`);

@@ -9,6 +9,7 @@ import type {
   AttemptClass,
   AttemptRow,
   FindingRow,
+  JudgementRow,
   Lease,
   LeaseOwner,
   RunRow,
@@ -37,6 +38,7 @@ import {
   toAttempt,
   toEvent,
   toFinding,
+  toJudgement,
   toRound,
   toRun,
   toStage,
@@ -512,6 +514,41 @@ export class PostgresStore implements Store {
       (await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK}`, [runId])).map(
         toStage,
       ),
+    );
+  }
+
+  async recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }> {
+    return this.guard(() =>
+      this.tx(async (c) => {
+        if (!(await this.one(c, 'SELECT id FROM runs WHERE id = $1', [j.runId])))
+          throw new UnknownRunError(j.runId);
+        const ins = await c.query(
+          `INSERT INTO judgements (call_key, run_id, case_id, judge, finding, defect, prompt_digest, model_id, reply, cost_usd, recorded_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
+          [
+            j.callKey,
+            j.runId,
+            j.caseId,
+            j.judge,
+            j.finding,
+            j.defect,
+            j.promptDigest,
+            j.modelId,
+            toJson(j.reply),
+            j.costUsd,
+          ],
+        );
+        const row = await this.one(c, 'SELECT * FROM judgements WHERE call_key = $1', [j.callKey]);
+        return { inserted: (ins.rowCount ?? 0) > 0, judgement: toJudgement(row!) };
+      }),
+    );
+  }
+
+  async listJudgements(runId: string) {
+    return this.guard(async () =>
+      (await this.all('SELECT * FROM judgements WHERE run_id = $1 ORDER BY seq', [runId])).map(toJudgement),
     );
   }
 

@@ -8,6 +8,7 @@ import type {
   EventRow,
   FindingRow,
   GateDecision,
+  JudgementRow,
   LeaseOwner,
   Refutation,
   RoundRow,
@@ -94,6 +95,20 @@ export const toVerdict = (r: Raw): VerdictRow =>
     costUsd: num(r.cost_usd),
     recordedAt: num(r.recorded_at),
   });
+
+export const toJudgement = (r: Raw): JudgementRow => ({
+  callKey: str(r.call_key),
+  runId: str(r.run_id),
+  caseId: str(r.case_id),
+  judge: str(r.judge),
+  finding: num(r.finding),
+  defect: num(r.defect),
+  promptDigest: str(r.prompt_digest),
+  modelId: strOrNull(r.model_id),
+  reply: json(r.reply) as JudgementRow['reply'],
+  costUsd: num(r.cost_usd),
+  recordedAt: num(r.recorded_at),
+});
 
 export const toAttempt = (r: Raw): AttemptRow => ({
   runId: str(r.run_id),

@@ -11,6 +11,7 @@ import type {
   AttemptClass,
   AttemptRow,
   FindingRow,
+  JudgementRow,
   Lease,
   LeaseOwner,
   RunRow,
@@ -41,6 +42,7 @@ import {
   toAttempt,
   toEvent,
   toFinding,
+  toJudgement,
   toRound,
   toRun,
   toStage,
@@ -554,6 +556,39 @@ export class SqliteStore implements Store {
   async listStages(runId: string) {
     return this.read(() =>
       this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
+    );
+  }
+
+  async recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }> {
+    return this.write(() => {
+      if (!this.one('SELECT 1 AS x FROM runs WHERE id = ?', j.runId)) throw new UnknownRunError(j.runId);
+      const n = this.exec(
+        `INSERT INTO judgements (call_key, run_id, case_id, judge, finding, defect, prompt_digest, model_id, reply, cost_usd, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
+        j.callKey,
+        j.runId,
+        j.caseId,
+        j.judge,
+        j.finding,
+        j.defect,
+        j.promptDigest,
+        j.modelId,
+        toJson(j.reply),
+        j.costUsd,
+        this.now(),
+      );
+      return {
+        inserted: n > 0,
+        judgement: toJudgement(this.one('SELECT * FROM judgements WHERE call_key = ?', j.callKey)!),
+      };
+    });
+  }
+
+  async listJudgements(runId: string) {
+    return this.read(() =>
+      this.all('SELECT * FROM judgements WHERE run_id = ? ORDER BY rowid', runId).map(toJudgement),
     );
   }
 
