@@ -7,7 +7,6 @@
 import type {
   AttemptClass,
   AttemptRow,
-  EventRow,
   FindingRow,
   Lease,
   LeaseOwner,
@@ -52,7 +51,6 @@ export class MemoryStore implements Store {
   private readonly verdicts = new Map<string, VerdictRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
-  private readonly events: EventRow[] = [];
   private seq = 0;
 
   constructor(opts: MemoryStoreOptions = {}) {
@@ -282,17 +280,6 @@ export class MemoryStore implements Store {
     r.updatedAt = now;
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    this.fenced(lease);
-    this.events.push({
-      id: this.events.length + 1,
-      runId: lease.runId,
-      at: this.now(),
-      kind,
-      data: copyJson(data ?? null),
-    });
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     const r = this.fenced(lease);
     checkRunEnd(r.id, end);
@@ -385,10 +372,6 @@ export class MemoryStore implements Store {
     const hits =
       idOrPrefix === '' ? [] : [...this.findings.values()].filter((f) => f.id.startsWith(idOrPrefix));
     return hits.length === 1 ? copyJson(hits[0]!) : null;
-  }
-
-  async listEvents(runId: string): Promise<EventRow[]> {
-    return copyJson(this.events.filter((e) => e.runId === runId));
   }
 
   private take(r: RunRow, owner: LeaseOwner, ttlMs: number, now: number): Lease {

@@ -76,7 +76,6 @@ const FENCED = new Set([
   'markInterruptedAttempts',
   'recordVerdict',
   'completeStage',
-  'appendEvent',
   'finishRun',
 ]);
 

@@ -68,7 +68,6 @@ const STORE_WRITES = new Set([
   'markInterruptedAttempts',
   'recordVerdict',
   'completeStage',
-  'appendEvent',
   'finishRun',
   'forceEnd',
   'setRecordPath',

@@ -32,16 +32,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
-import {
-  type Raw,
-  toAttempt,
-  toEvent,
-  toFinding,
-  toRound,
-  toRun,
-  toStage,
-  toVerdict,
-} from '../shared/rows.js';
+import { type Raw, toAttempt, toFinding, toRound, toRun, toStage, toVerdict } from '../shared/rows.js';
 import {
   admissionCost,
   attemptNeverBegun,
@@ -414,16 +405,6 @@ export class PostgresStore implements Store {
     });
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    await this.fenced(lease, (c) =>
-      c.query(`INSERT INTO events (run_id, at, kind, data) VALUES ($1, ${NOW}, $2, $3::jsonb)`, [
-        lease.runId,
-        kind,
-        toJson(data),
-      ]),
-    );
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     return this.fenced(lease, async (c, from) => {
       checkRunEnd(lease.runId, end);
@@ -552,12 +533,6 @@ export class PostgresStore implements Store {
       const hits = await this.all(`${FINDING} WHERE starts_with(f.id, $1) LIMIT 2`, [idOrPrefix]);
       return hits.length === 1 ? toFinding(hits[0]!) : null;
     });
-  }
-
-  async listEvents(runId: string) {
-    return this.guard(async () =>
-      (await this.all('SELECT * FROM events WHERE run_id = $1 ORDER BY id', [runId])).map(toEvent),
-    );
   }
 
   /** Ends a run that is `from` now (read under its row lock): core's table decides, the SQL guard repeats it. */

@@ -36,16 +36,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
-import {
-  type Raw,
-  toAttempt,
-  toEvent,
-  toFinding,
-  toRound,
-  toRun,
-  toStage,
-  toVerdict,
-} from '../shared/rows.js';
+import { type Raw, toAttempt, toFinding, toRound, toRun, toStage, toVerdict } from '../shared/rows.js';
 import {
   admissionCost,
   attemptNeverBegun,
@@ -442,19 +433,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    this.write(() => {
-      this.fence(lease);
-      this.exec(
-        'INSERT INTO events (run_id, at, kind, data) VALUES (?, ?, ?, ?)',
-        lease.runId,
-        this.now(),
-        kind,
-        toJson(data),
-      );
-    });
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     return this.write(() => {
       const from = this.fence(lease);
@@ -587,10 +565,6 @@ export class SqliteStore implements Store {
       const hits = this.all(`${FINDING} WHERE substr(f.id, 1, ?) = ? LIMIT 2`, idOrPrefix.length, idOrPrefix);
       return idOrPrefix !== '' && hits.length === 1 ? toFinding(hits[0]!) : null;
     });
-  }
-
-  async listEvents(runId: string) {
-    return this.read(() => this.all('SELECT * FROM events WHERE run_id = ? ORDER BY id', runId).map(toEvent));
   }
 
   private take(runId: string, from: RunStatus, owner: LeaseOwner, ttlMs: number, now: number): Lease {
