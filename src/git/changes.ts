@@ -6,7 +6,6 @@
 import type { Git } from '../ports/git.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { type PatchFile, parseNameStatus, parsePatch } from './diff-parse.js';
-import { mapLineThrough } from './map-line.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 
@@ -35,12 +34,9 @@ const HUNK_ARGS: readonly string[] = [
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const CACHE_SIZE = 16;
 
-export function changeOps(
-  run: GitRunner,
-  commonDir: CommonDir,
-): Pick<Git, 'changedFiles' | 'hunks' | 'mapLine'> {
-  // mapLine is called once per finding over the same pair of commits; the
-  // patch between two full shas never changes, so keep the last few parsed.
+export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'changedFiles' | 'hunks'> {
+  // The loop asks for the hunks of the same pair of commits several times a
+  // round; the patch between two full shas never changes, so keep the last few parsed.
   const cache = new Map<string, Promise<PatchFile[]>>();
 
   async function patchFiles(repo: string, base: string, head: string): Promise<PatchFile[]> {
@@ -80,17 +76,6 @@ export function changeOps(
     async hunks(repo, base, head) {
       const files = await cachedPatchFiles(repo, base, head);
       return files.map(({ added: _a, deleted: _d, ...f }) => ({ ...f, hunks: [...f.hunks] }));
-    },
-
-    async mapLine(repo, from, to, path, line) {
-      const files = await cachedPatchFiles(repo, from, to);
-      // An added file has no old side; a path re-added after a deletion
-      // (typechange) shows the deletion first.
-      const file = files.find((f) => f.oldPath === path);
-      if (file) return file.added ? null : mapLineThrough(file, line, file.deleted);
-      // Not in the diff: unchanged if it exists at all.
-      const res = await run.exec(repo, ['cat-file', '-e', `${from}:${path}`]);
-      return res.code === 0 && Number.isInteger(line) && line >= 1 ? line : null;
     },
   };
 }

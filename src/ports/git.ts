@@ -93,11 +93,6 @@ export interface Git {
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   changedFiles(repo: string, base: string, head: string): Promise<ChangedFile[]>;
   hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
-  /**
-   * Maps a line of `path` at `from` to its line at `to`; null when the line
-   * was changed or deleted in between (or the file is gone).
-   */
-  mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null>;
   /** Contents of a file at a commit, or null when absent. */
   readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
   /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
@@ -112,8 +107,6 @@ export interface Git {
   cleanWorktree(dir: string): Promise<void>;
   /** Resets the worktree to `sha` and removes untracked files. */
   resetWorktree(dir: string, sha: string): Promise<void>;
-  /** HEAD sha of a worktree. */
-  worktreeHead(dir: string): Promise<string>;
   /**
    * Whether any index entry of the worktree is marked assume-unchanged or
    * skip-worktree: git does not look at such a file, so an edit there
@@ -137,8 +130,6 @@ export interface Git {
     message: string,
     opts?: { afterStaging?: () => void },
   ): Promise<string | null>;
-  /** Moves a worktree's detached HEAD from `expected` to `sha`; throws WorktreeMovedError if it moved. */
-  setHead(dir: string, sha: string, expected: string): Promise<void>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
   updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
   /**

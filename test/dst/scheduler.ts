@@ -80,7 +80,6 @@ const GIT_WRITES = new Set([
   'cleanWorktree',
   'resetWorktree',
   'commitAll',
-  'setHead',
   'updateRef',
   'fastForward',
 ]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGit } from '../../src/git/index.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { mapLine } from '../helpers/map-line.js';
 
 const git = createGit();
 let repo: TestRepo;
@@ -119,14 +120,14 @@ describe('mapLine', () => {
   ];
 
   it.each(table)('%s: %s:%i -> %s', async (_what, path, line, expected) => {
-    expect(await git.mapLine(repo.dir, v1, v2, path, line)).toBe(expected);
+    expect(await mapLine(git, repo.dir, v1, v2, path, line)).toBe(expected);
   });
 
   it('maps through several revisions by composing', async () => {
     repo.write('m/a.txt', 'top\n' + (await git.readFile(repo.dir, v2, 'm/a.txt'))?.toString());
     const v3 = repo.commit('v3');
-    const at2 = await git.mapLine(repo.dir, v1, v2, 'm/a.txt', 4);
+    const at2 = await mapLine(git, repo.dir, v1, v2, 'm/a.txt', 4);
     expect(at2).toBe(6);
-    expect(await git.mapLine(repo.dir, v2, v3, 'm/a.txt', at2 as number)).toBe(7);
+    expect(await mapLine(git, repo.dir, v2, v3, 'm/a.txt', at2 as number)).toBe(7);
   });
 });

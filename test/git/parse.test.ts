@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNameStatus, parsePatch, unquote } from '../../src/git/diff-parse.js';
-import { mapLineThrough } from '../../src/git/map-line.js';
 import { parseStatus } from '../../src/git/status-parse.js';
+import { mapLineThrough } from '../helpers/map-line.js';
 
 describe('unquote', () => {
   it('decodes C escapes and octal UTF-8 bytes', () => {
