@@ -1,11 +1,11 @@
 /**
- * What changed between two revisions, file by file and hunk by hunk, and
- * where a line went. Unlike the canonical diff these follow renames (-M):
- * a finding on a moved file should keep its place.
+ * What changed between two revisions, file by file and hunk by hunk, from
+ * one zero-context patch per pair of revisions. Unlike the canonical diff it
+ * follows renames (-M): a finding on a moved file should keep its place.
  */
 import type { Git } from '../ports/git.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
-import { type PatchFile, parseNameStatus, parsePatch } from './diff-parse.js';
+import { changedFilesOf, type PatchFile, parsePatch } from './diff-parse.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 
@@ -64,13 +64,9 @@ export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'chan
   }
 
   return {
+    // The file list is the patch's headers: one git process answers both questions.
     async changedFiles(repo, base, head) {
-      assertRev(repo, base);
-      assertRev(repo, head);
-      const args = ['diff', '--name-status', '-z', '--find-renames', '--no-relative', base, head, '--'];
-      const res = await run.exec(repo, args);
-      if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-      return parseNameStatus(res.stdout.toString('utf8'));
+      return changedFilesOf(await cachedPatchFiles(repo, base, head));
     },
 
     async hunks(repo, base, head) {
