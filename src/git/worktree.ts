@@ -241,7 +241,7 @@ export function worktreeOps(
       return parseStatus(out.toString('utf8'));
     },
 
-    async commitAll(dir, parent, message, opts = {}) {
+    async commitAll(dir, parent, message) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       // Independent reads, started together; HEAD usually needs no process.
       const [head, conflicts] = await Promise.all([
@@ -252,12 +252,9 @@ export function worktreeOps(
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
-      // The commit's process starts first: the caller's work after staging waits behind it.
-      const committing = operationInProgress(dir)
-        ? plumbingCommit(dir, expected, message)
-        : porcelainCommit(dir, expected, message);
-      opts.afterStaging?.();
-      const commit = await committing;
+      const commit = operationInProgress(dir)
+        ? await plumbingCommit(dir, expected, message)
+        : await porcelainCommit(dir, expected, message);
       // The index now holds the commit's tree, nothing unmerged (and was maybe rewritten).
       noteCleanIndex(dir);
       return commit;

@@ -52,20 +52,20 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
     },
     deps.hash,
   );
-  const recorded = ctx.verdicts.get(key);
+  const recorded = ctx.ledger.verdict(key);
   if (recorded) return { ok: true, verdict: recorded, fresh: false };
   // Saved while the call runs; awaited before anything of the call is recorded.
   const saved = ctx.savePrompt(promptDigest, spec.prompt);
   saved.catch(() => undefined);
 
-  let attempt = ctx.attemptsOf(key);
+  let attempt = ctx.ledger.attemptsOf(key);
   for (;;) {
     // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
     // flight finishes and its verdict is kept, then the driver releases the lease.
     if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
     ctx.checkBudgets();
     attempt++;
-    ctx.attemptsMade++;
+    ctx.freeze.noteAttempt();
     await spec.beforeAttempt?.();
     await deps.store.beginAttempt(lease, {
       callKey: key,
@@ -100,7 +100,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
       signal: undefined,
       sampling: snapshot.review,
     });
-    ctx.noteCallStarted();
+    ctx.sideWork.callStarted();
     const res = await pending;
     await spec.afterAttempt?.();
     if (res.ok) {
@@ -140,7 +140,7 @@ export async function callAgent(ctx: RunContext, lease: Lease, spec: CallSpec): 
         attempt,
         res.note,
       );
-      ctx.verdicts.set(key, verdict);
+      ctx.ledger.noteVerdict(verdict);
       deps.onEvent?.({
         kind: 'call_done',
         runId: ctx.run.id,

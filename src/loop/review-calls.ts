@@ -68,7 +68,7 @@ export async function reviewCalls(
     calls,
     limit,
     async (c, i): Promise<{ call: PlannedCall; res: CallOutcome }> => {
-      if (i === calls.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
+      if (i === calls.length - 1 && besideLastCall) ctx.sideWork.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
       const prompt = reviewerPrompt({
         reviewer: agent.name,

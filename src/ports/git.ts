@@ -31,26 +31,6 @@ export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
   /**
-   * Admission's first questions in one git process: the top level of the
-   * repository containing `dir`, the commits `head` and `base` name, the
-   * merge base `git merge-base base head` would give for exactly those two
-   * (null when they share no history), and the full ref name `named` stands
-   * for (null for a commit id or an expression). Null when any of them cannot
-   * be answered: ask one by one for the error.
-   */
-  locate(
-    dir: string,
-    head: string,
-    base: string,
-    named: string | null,
-  ): Promise<{
-    root: string;
-    head: string;
-    base: string;
-    mergeBase: string | null;
-    fullName: string | null;
-  } | null>;
-  /**
    * A canonical diff cut into one section per file (and, for a file over
    * `pieceOver` bytes, its hunks): pure over text, here because it reads
    * git's diff format. The sections joined are the diff, byte for byte.
@@ -121,15 +101,8 @@ export interface Git {
   /**
    * Commits every edit in the worktree as a child of `parent` (its HEAD) and
    * moves HEAD to it; returns the new sha, or null when nothing changed.
-   * `afterStaging` is called once the worktree's files are read (the rest
-   * only writes objects), for work that should not compete with that.
    */
-  commitAll(
-    dir: string,
-    parent: string,
-    message: string,
-    opts?: { afterStaging?: () => void },
-  ): Promise<string | null>;
+  commitAll(dir: string, parent: string, message: string): Promise<string | null>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
   updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
   /**

@@ -81,19 +81,6 @@ export class SimGit implements Git {
     return this.repoRoot;
   }
 
-  async locate(_dir: string, head: string, base: string, named: string | null) {
-    const h = this.lookup(head);
-    const b = this.lookup(base);
-    if (!h || !b) return null;
-    return {
-      root: this.repoRoot,
-      head: h,
-      base: b,
-      mergeBase: this.mergeBaseOf(b, h),
-      fullName: named ? this.fullName(named) : null,
-    };
-  }
-
   async resolve(repo: string, ref: string): Promise<string> {
     const sha = this.lookup(ref);
     if (!sha) throw new UnknownRefError(ref, repo);
@@ -189,15 +176,9 @@ export class SimGit implements Git {
     }));
   }
 
-  async commitAll(
-    dir: string,
-    parent: string,
-    _message: string,
-    opts?: { afterStaging?: () => void },
-  ): Promise<string | null> {
+  async commitAll(dir: string, parent: string, _message: string): Promise<string | null> {
     const wt = this.wt(dir);
     if (wt.head !== parent) throw new WorktreeMovedError(dir, parent, wt.head);
-    opts?.afterStaging?.();
     if (this.changedMaps(this.get(parent).files, wt.files).length === 0) return null;
     wt.head = this.commit(parent, wt.files);
     return wt.head;
