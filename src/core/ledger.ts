@@ -155,11 +155,3 @@ export interface FindingRow {
    */
   content?: string | null | undefined;
 }
-
-export interface EventRow {
-  id: number;
-  runId: string;
-  at: number;
-  kind: string;
-  data: unknown;
-}

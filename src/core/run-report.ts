@@ -2,7 +2,7 @@
  * Everything the ledger holds about one run, as one plain value: the input of
  * the record, every export format, replay and the dashboard.
  */
-import type { AttemptRow, EventRow, FindingRow, RoundRow, RunRow } from './ledger.js';
+import type { AttemptRow, FindingRow, RoundRow, RunRow } from './ledger.js';
 import { type DecideResult, type StageRow, stage, type VerdictRow } from './stage-results.js';
 import { isBlockingSeverity, type Severity, type StopReason } from './types.js';
 
@@ -13,7 +13,6 @@ export interface RunReport {
   findings: FindingRow[];
   verdicts: VerdictRow[];
   attempts: AttemptRow[];
-  events: EventRow[];
 }
 
 /** Why a finding does not block, or null when it does. */

@@ -81,58 +81,65 @@ export function canonicalDiffOps(
   run: GitRunner,
   commonDir: CommonDir,
 ): Pick<Git, 'diffDigest' | 'diffText' | 'diffRead'> {
-  async function streamDiff(
+  /**
+   * The one read of the canonical diff, streamed: its digest, and its text
+   * while it stays within `keepUpTo` bytes (null past it). With `stopPast`
+   * the read ends there instead (`cut`, no digest): a caller that
+   * only wants text within a limit does not wait for the rest of a huge diff.
+   */
+  async function read(
     repo: string,
     base: string,
     head: string,
-    onChunk: (c: Buffer) => boolean | undefined,
-  ): Promise<boolean> {
+    keepUpTo: number,
+    stopPast: boolean,
+  ): Promise<{ cut: true } | { cut: false; digest: string; text: string | null }> {
     assertRev(repo, base);
     assertRev(repo, head);
     const dir = await commonDir(repo);
     const args = canonicalDiffArgs(base, head);
-    const res = await run.stream(dir, args, onChunk);
-    if (res.stopped) return false;
+    const hash = createHash('sha256');
+    let chunks: Buffer[] | null = [];
+    let size = 0;
+    const res = await run.stream(dir, args, (c) => {
+      size += c.length;
+      if (size > keepUpTo) {
+        if (stopPast) return false;
+        chunks = null;
+      } else chunks?.push(c);
+      hash.update(c);
+      return true;
+    });
+    if (res.stopped) return { cut: true };
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-    return true;
+    return {
+      cut: false,
+      digest: hash.digest('hex'),
+      text: chunks ? Buffer.concat(chunks).toString('utf8') : null,
+    };
+  }
+
+  // Without stopPast a read is never cut.
+  async function whole(repo: string, base: string, head: string, keepUpTo: number) {
+    const r = await read(repo, base, head, keepUpTo, false);
+    if (r.cut) throw new Error('unreachable: a read without stopPast was cut');
+    return r;
   }
 
   return {
     async diffDigest(repo, base, head) {
-      const hash = createHash('sha256');
-      await streamDiff(repo, base, head, (c) => {
-        hash.update(c);
-        return true;
-      });
-      return hash.digest('hex');
+      return (await whole(repo, base, head, -1)).digest;
     },
 
     async diffRead(repo, base, head, maxBytes) {
-      const hash = createHash('sha256');
-      let chunks: Buffer[] | null = [];
-      let size = 0;
-      await streamDiff(repo, base, head, (c) => {
-        hash.update(c);
-        size += c.length;
-        // Past maxBytes the text is dropped, but hashing goes on to the end.
-        if (size > maxBytes) chunks = null;
-        else chunks?.push(c);
-        return true;
-      });
-      return { digest: hash.digest('hex'), text: chunks ? Buffer.concat(chunks).toString('utf8') : null };
+      const { digest, text } = await whole(repo, base, head, maxBytes);
+      return { digest, text };
     },
 
     async diffText(repo, base, head, maxBytes) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const complete = await streamDiff(repo, base, head, (c) => {
-        size += c.length;
-        if (size > maxBytes) return false;
-        chunks.push(c);
-        return true;
-      });
-      if (!complete) throw new DiffTooLargeError(base, head, maxBytes);
-      return Buffer.concat(chunks).toString('utf8');
+      const r = await read(repo, base, head, maxBytes, true);
+      if (r.cut || r.text === null) throw new DiffTooLargeError(base, head, maxBytes);
+      return r.text;
     },
   };
 }

@@ -1,12 +1,11 @@
 /**
- * What changed between two revisions, file by file and hunk by hunk, and
- * where a line went. Unlike the canonical diff these follow renames (-M):
- * a finding on a moved file should keep its place.
+ * What changed between two revisions, file by file and hunk by hunk, from
+ * one zero-context patch per pair of revisions. Unlike the canonical diff it
+ * follows renames (-M): a finding on a moved file should keep its place.
  */
 import type { Git } from '../ports/git.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
-import { type PatchFile, parseNameStatus, parsePatch } from './diff-parse.js';
-import { mapLineThrough } from './map-line.js';
+import { changedFilesOf, type PatchFile, parsePatch } from './diff-parse.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 
@@ -35,12 +34,9 @@ const HUNK_ARGS: readonly string[] = [
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const CACHE_SIZE = 16;
 
-export function changeOps(
-  run: GitRunner,
-  commonDir: CommonDir,
-): Pick<Git, 'changedFiles' | 'hunks' | 'mapLine'> {
-  // mapLine is called once per finding over the same pair of commits; the
-  // patch between two full shas never changes, so keep the last few parsed.
+export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'changedFiles' | 'hunks'> {
+  // The loop asks for the hunks of the same pair of commits several times a
+  // round; the patch between two full shas never changes, so keep the last few parsed.
   const cache = new Map<string, Promise<PatchFile[]>>();
 
   async function patchFiles(repo: string, base: string, head: string): Promise<PatchFile[]> {
@@ -68,29 +64,14 @@ export function changeOps(
   }
 
   return {
+    // The file list is the patch's headers: one git process answers both questions.
     async changedFiles(repo, base, head) {
-      assertRev(repo, base);
-      assertRev(repo, head);
-      const args = ['diff', '--name-status', '-z', '--find-renames', '--no-relative', base, head, '--'];
-      const res = await run.exec(repo, args);
-      if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-      return parseNameStatus(res.stdout.toString('utf8'));
+      return changedFilesOf(await cachedPatchFiles(repo, base, head));
     },
 
     async hunks(repo, base, head) {
       const files = await cachedPatchFiles(repo, base, head);
       return files.map(({ added: _a, deleted: _d, ...f }) => ({ ...f, hunks: [...f.hunks] }));
-    },
-
-    async mapLine(repo, from, to, path, line) {
-      const files = await cachedPatchFiles(repo, from, to);
-      // An added file has no old side; a path re-added after a deletion
-      // (typechange) shows the deletion first.
-      const file = files.find((f) => f.oldPath === path);
-      if (file) return file.added ? null : mapLineThrough(file, line, file.deleted);
-      // Not in the diff: unchanged if it exists at all.
-      const res = await run.exec(repo, ['cat-file', '-e', `${from}:${path}`]);
-      return res.code === 0 && Number.isInteger(line) && line >= 1 ? line : null;
     },
   };
 }

@@ -1,28 +1,28 @@
 /**
- * Parsers for git's diff output: `--name-status -z` and zero-context patches.
- * Pure functions over text, so the odd cases (quoted names, pure renames,
- * binary files) are tested without a repository.
+ * Parsers for git's diff output: the file headers of a patch and its
+ * zero-context hunks, and the changed-file list derived from them. Pure
+ * functions over text, so the odd cases (quoted names, pure renames, binary
+ * files, type changes) are tested without a repository.
  */
 import type { ChangedFile, FileHunks, Hunk } from '../ports/git.js';
 
-/** Parses `git diff --name-status -z` output. */
-export function parseNameStatus(out: string): ChangedFile[] {
-  const parts = out.split('\0');
+/**
+ * The files a parsed patch changes, as `git diff --name-status` lists them:
+ * a type change (file to symlink), which a patch shows as the path's deletion
+ * then its creation, is one modified file.
+ */
+export function changedFilesOf(patch: readonly PatchFile[]): ChangedFile[] {
   const files: ChangedFile[] = [];
-  let i = 0;
-  while (i < parts.length) {
-    const code = parts[i++] ?? '';
-    if (code === '') continue;
-    const kind = code[0];
-    if (kind === 'R' || kind === 'C') {
-      const oldPath = parts[i++] ?? '';
-      const path = parts[i++] ?? '';
-      files.push({ path, oldPath, status: kind === 'R' ? 'renamed' : 'added' });
+  for (let i = 0; i < patch.length; i++) {
+    const f = patch[i] as PatchFile;
+    const next = patch[i + 1];
+    if (f.deleted && next?.added && next.path === f.path) {
+      files.push({ path: f.path, oldPath: f.path, status: 'modified' });
+      i++;
       continue;
     }
-    const path = parts[i++] ?? '';
-    const status = kind === 'A' ? 'added' : kind === 'D' ? 'deleted' : 'modified';
-    files.push({ path, oldPath: path, status });
+    const status = f.added ? 'added' : f.deleted ? 'deleted' : f.path !== f.oldPath ? 'renamed' : 'modified';
+    files.push({ path: f.path, oldPath: f.oldPath, status });
   }
   return files;
 }
@@ -66,8 +66,12 @@ function sidePath(raw: string, prefix: string): string | null {
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
 }
 
-/** The path of a `diff --git a/P b/P` header whose two sides are equal (no rename). */
-function headerPath(header: string): string {
+/**
+ * The path of a `diff --git a/P b/P` header (given without `diff --git `)
+ * whose two sides are equal (no rename): P may hold spaces, so it is half of
+ * what is left after the two prefixes and the space between.
+ */
+export function headerPath(header: string): string {
   if (header.startsWith('"')) return sidePath(header, 'a/') ?? '';
   const len = (header.length - 5) / 2;
   return Number.isInteger(len) && len > 0 ? header.slice(2, 2 + len) : header.slice(2);

@@ -6,7 +6,7 @@
  * call key. Pure over text.
  */
 import type { DiffSection } from '../core/chunks.js';
-import { unquote } from './diff-parse.js';
+import { headerPath } from './diff-parse.js';
 
 const FILE_HEADER = 'diff --git ';
 
@@ -22,19 +22,12 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
   return starts.map((start, i) => {
     const text = diff.slice(start, starts[i + 1] ?? diff.length);
     const bytes = Buffer.byteLength(text, 'utf8');
-    const section: DiffSection = { path: headerPath(text), text, bytes };
+    const line = text.indexOf('\n');
+    const path = headerPath(text.slice(FILE_HEADER.length, line === -1 ? text.length : line));
+    const section: DiffSection = { path, text, bytes };
     if (bytes > pieceOver) section.pieces = hunkPieces(text);
     return section;
   });
-}
-
-/** The path of `diff --git a/P b/P` (no renames, so both sides name the same P). */
-function headerPath(section: string): string {
-  const end = section.indexOf('\n');
-  const rest = section.slice(FILE_HEADER.length, end === -1 ? section.length : end);
-  if (rest.startsWith('"')) return unquote(rest).value.replace(/^a\//, '');
-  // "a/" + P + " b/" + P: P is as long as the rest less five, halved (P may hold spaces).
-  return rest.slice(2, 2 + (rest.length - 5) / 2);
 }
 
 /** The file's header followed by each hunk, each piece standing alone as a diff of that file. */

@@ -14,7 +14,6 @@ import { worktreeOps } from './worktree.js';
 
 export { CANONICAL_CONFIG, CANONICAL_DIFF_FLAGS, canonicalDiffArgs } from './canonical-diff.js';
 export * from './errors.js';
-export { mapLineThrough } from './map-line.js';
 export type { GitOptions } from './run.js';
 
 /** Default author and committer of the commits revloop makes. */

@@ -50,7 +50,6 @@ export function revOps(
 ): Pick<
   Git,
   | 'root'
-  | 'locate'
   | 'resolve'
   | 'fullRefName'
   | 'refHolds'
@@ -74,34 +73,6 @@ export function revOps(
       const [top = '', common] = out.toString('utf8').trim().split('\n');
       if (common) commonDir.seed(top, common);
       return top;
-    },
-
-    async locate(dir, head, base, named) {
-      for (const r of [head, base, ...(named === null ? [] : [named])]) assertRev(dir, r);
-      // Each side must be one revision for the symmetric range below to mean what it says.
-      if (head.includes('..') || base.includes('..')) return null;
-      // `base...head` resolves each side once and prints head, base, then every merge base
-      // negated, in the order `git merge-base base head` ranks them: one process for what
-      // would otherwise be a rev-parse and then a merge-base.
-      const res = await run.exec(dir, [
-        'rev-parse',
-        '--show-toplevel',
-        '--path-format=absolute',
-        '--git-common-dir',
-        `${base}^{commit}...${head}^{commit}`,
-        ...(named === null ? [] : ['--symbolic-full-name', named]),
-      ]);
-      if (res.code !== 0) return null;
-      const [root, common, headSha, baseSha, ...rest] = res.stdout.toString('utf8').trim().split('\n');
-      const bases = rest.filter((l) => l.startsWith('^')).map((l) => l.slice(1));
-      const extra = rest.slice(bases.length);
-      const fullName = extra[0] ?? null;
-      if (!root || !common || !headSha || !baseSha) return null;
-      if (![headSha, baseSha, ...bases].every((x) => FULL_ID.test(x))) return null;
-      if (rest.slice(0, bases.length).some((l) => !l.startsWith('^'))) return null;
-      if (extra.length > 1 || (fullName !== null && !fullName.startsWith('refs/'))) return null;
-      commonDir.seed(root, common);
-      return { root, head: headSha, base: baseSha, mergeBase: bases[0] ?? null, fullName };
     },
 
     async resolve(repo, ref) {

@@ -37,11 +37,9 @@ export function worktreeOps(
   | 'removeWorktree'
   | 'resetWorktree'
   | 'cleanWorktree'
-  | 'worktreeHead'
   | 'indexHidesEdits'
   | 'status'
   | 'commitAll'
-  | 'setHead'
   | 'updateRef'
 > {
   const commitEnv = {
@@ -85,6 +83,24 @@ export function worktreeOps(
     return unmergedPaths((await run.ok(dir, ['ls-files', '--unmerged', '-z'])).toString('utf8'));
   };
 
+  async function worktreeHead(dir: string): Promise<string> {
+    return text(await run.ok(dir, ['rev-parse', '--verify', 'HEAD']));
+  }
+
+  /** Moves a worktree's detached HEAD from `expected` to `sha`; WorktreeMovedError if a racing fixer moved it. */
+  async function setHead(dir: string, sha: string, expected: string): Promise<void> {
+    assertRev(dir, sha);
+    assertRev(dir, expected);
+    // --no-deref: move this worktree's HEAD, never a branch it points at;
+    // the old value makes it a compare-and-swap against a racing fixer.
+    const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', sha, expected];
+    const res = await run.exec(dir, [...NO_HOOKS, ...update]);
+    if (res.code === 0) return;
+    const now = await readRef(dir, 'HEAD');
+    if (now !== expected) throw new WorktreeMovedError(dir, expected, now ?? '(none)');
+    throw run.failure(dir, update, res);
+  }
+
   const remember = (commit: string, tree: string) => {
     if (treeOf.size >= TREE_CACHE_MAX) treeOf.clear();
     treeOf.set(commit, tree);
@@ -115,7 +131,7 @@ export function worktreeOps(
       if (res.code === 1 && /nothing to commit/.test(res.stdout.toString('utf8'))) return null;
       throw run.failure(dir, ['commit'], res);
     }
-    const commit = detachedHead(dir) ?? (await ops.worktreeHead(dir));
+    const commit = detachedHead(dir) ?? (await worktreeHead(dir));
     let made = looseCommit(dir, commit);
     if (made === null) {
       const [, ...parents] = text(await run.ok(dir, ['rev-list', '--parents', '-n', '1', commit])).split(' ');
@@ -146,7 +162,7 @@ export function worktreeOps(
       }),
     );
     remember(commit, tree);
-    await ops.setHead(dir, commit, expected);
+    await setHead(dir, commit, expected);
     return commit;
   }
 
@@ -198,10 +214,6 @@ export function worktreeOps(
       await run.ok(dir, ['clean', '-ffdxq']);
     },
 
-    async worktreeHead(dir) {
-      return text(await run.ok(dir, ['rev-parse', '--verify', 'HEAD']));
-    },
-
     async indexHidesEdits(dir) {
       // `-v`: a lowercase tag is assume-unchanged, `S` skip-worktree, `M` unmerged; a plain entry is `H`.
       const out = (await run.ok(dir, ['ls-files', '-v', '-z'])).toString('latin1');
@@ -229,39 +241,23 @@ export function worktreeOps(
       return parseStatus(out.toString('utf8'));
     },
 
-    async commitAll(dir, parent, message, opts = {}) {
+    async commitAll(dir, parent, message) {
       const expected = /^[0-9a-f]{40}$/.test(parent) ? parent : await fullSha(dir, parent);
       // Independent reads, started together; HEAD usually needs no process.
       const [head, conflicts] = await Promise.all([
-        headIs(dir, expected) ? expected : ops.worktreeHead(dir),
+        headIs(dir, expected) ? expected : worktreeHead(dir),
         unmergedIn(dir),
       ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
 
       await run.ok(dir, ['add', '--all']);
-      // The commit's process starts first: the caller's work after staging waits behind it.
-      const committing = operationInProgress(dir)
-        ? plumbingCommit(dir, expected, message)
-        : porcelainCommit(dir, expected, message);
-      opts.afterStaging?.();
-      const commit = await committing;
+      const commit = operationInProgress(dir)
+        ? await plumbingCommit(dir, expected, message)
+        : await porcelainCommit(dir, expected, message);
       // The index now holds the commit's tree, nothing unmerged (and was maybe rewritten).
       noteCleanIndex(dir);
       return commit;
-    },
-
-    async setHead(dir, sha, expected) {
-      assertRev(dir, sha);
-      assertRev(dir, expected);
-      // --no-deref: move this worktree's HEAD, never a branch it points at;
-      // the old value makes it a compare-and-swap against a racing fixer.
-      const update = ['update-ref', '--no-deref', '-m', 'revloop: commit fix', 'HEAD', sha, expected];
-      const res = await run.exec(dir, [...NO_HOOKS, ...update]);
-      if (res.code === 0) return;
-      const now = await readRef(dir, 'HEAD');
-      if (now !== expected) throw new WorktreeMovedError(dir, expected, now ?? '(none)');
-      throw run.failure(dir, update, res);
     },
 
     async updateRef(repo, ref, sha, expectOld) {

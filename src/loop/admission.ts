@@ -43,19 +43,16 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
   // Without --base, the first default (`main`, the usual one) is asked beside the head.
   const firstBase = req.baseRef ?? (DEFAULT_BASES[0] as string);
   const named = req.headRef === 'HEAD' ? null : req.headRef;
-  // Usually one git process answers root, head, base and the head's full name together.
-  const hit = await git.locate(req.repoDir, req.headRef, firstBase, named).catch(() => null);
-  const repo = hit?.root ?? (await git.root(req.repoDir));
+  const repo = await git.root(req.repoDir);
   const branchOf = req.headRef === 'HEAD' ? git.currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
   const candidate = (b: string) => git.resolve(repo, b).catch(() => undefined);
-  const [head, given, fullName] = hit
-    ? [hit.head, hit.base, hit.fullName]
-    : await Promise.all([
-        git.resolve(repo, req.headRef),
-        candidate(firstBase),
-        named === null ? Promise.resolve(null) : git.fullRefName(repo, named),
-      ]);
+  // Independent questions, asked together.
+  const [head, given, fullName] = await Promise.all([
+    git.resolve(repo, req.headRef),
+    candidate(firstBase),
+    named === null ? Promise.resolve(null) : git.fullRefName(repo, named),
+  ]);
   let base: string | undefined;
   if (req.baseRef) base = given ?? (await git.resolve(repo, req.baseRef));
   else {
@@ -70,10 +67,7 @@ export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitReq
       );
   }
   // Awaited by the caller, which reads the config from `base` meanwhile.
-  // Known from locate when it resolved this very base; else (or with no shared history, whose
-  // error merge-base words) asked now.
-  const mergeBase =
-    hit?.mergeBase && base === hit.base ? Promise.resolve(hit.mergeBase) : git.mergeBase(repo, base, head);
+  const mergeBase = git.mergeBase(repo, base, head);
   mergeBase.catch(() => undefined);
   // A bare commit id cannot move; a ref name can, and its move supersedes the run. HEAD stands
   // for the branch it points at (checking out another branch mid-run is not a new push). A

@@ -61,7 +61,7 @@ export async function callAgent<R extends Role>(
     },
     deps.hash,
   );
-  const recorded = ctx.verdicts.get(key);
+  const recorded = ctx.ledger.verdict(key);
   if (recorded) return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
   // Saved while the call runs; awaited before anything of the call is recorded.
   const saved = ctx.savePrompt(promptDigest, spec.prompt);
@@ -69,14 +69,14 @@ export async function callAgent<R extends Role>(
 
   const ended = endedBefore(ctx, key);
   if (ended) return ended;
-  let attempt = ctx.attemptsOf(key);
+  let attempt = ctx.ledger.attemptsOf(key);
   for (;;) {
     // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
     // flight finishes and its verdict is kept, then the driver releases the lease.
     if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
     ctx.checkBudgets();
     attempt++;
-    ctx.attemptsMade++;
+    ctx.freeze.noteAttempt();
     await spec.beforeAttempt?.();
     await deps.store.beginAttempt(lease, {
       callKey: key,
@@ -112,7 +112,7 @@ export async function callAgent<R extends Role>(
       sampling: snapshot.review,
       onFirstBytes: spec.onFirstBytes,
     });
-    ctx.noteCallStarted();
+    ctx.sideWork.callStarted();
     const res = await pending;
     await spec.afterAttempt?.();
     if (res.ok) {
@@ -152,7 +152,7 @@ export async function callAgent<R extends Role>(
         attempt,
         res.note,
       );
-      ctx.verdicts.set(key, verdict);
+      ctx.ledger.noteVerdict(verdict);
       const mine = ofRole(verdict, spec.role);
       deps.onEvent?.({
         kind: 'call_done',

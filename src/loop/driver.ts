@@ -8,6 +8,7 @@ import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
+import type { Stage } from '../core/types.js';
 import type { Admission } from './admission.js';
 import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
@@ -16,6 +17,7 @@ import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
 import { RunRefMoves } from './run-ref.js';
+import { SideWork } from './side-work.js';
 import { checksStage } from './stages/checks.js';
 import { decideStage } from './stages/decide.js';
 import { fixStage, userTreeState } from './stages/fix.js';
@@ -89,23 +91,38 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
   }
 }
 
+/**
+ * One stage as the driver walks it. The walk is the same for every stage: skip
+ * it when the ledger holds it, else cross its boundary (crash point, lost
+ * lease, stop request), announce it, run it, and read back what it recorded.
+ */
+interface StageHandler {
+  /** Whether the stage belongs to the run at all (checks need configured checks). */
+  applies?(): boolean;
+  /** Checked before the stage's boundary, only when it is to run (the budgets, before a fix). */
+  before?(): void;
+  run(): Promise<unknown>;
+}
+
+/** The stages of a round in order; the decision (recorded or just made) may stop the run after `decide`. */
+const ROUND: readonly Stage[] = ['review', 'refute', 'decide', 'fix', 'checks'];
+
 async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => void): Promise<TerminalEnd> {
   const { deps } = ctx;
   const s = ctx.snapshot;
   const lines = new LineFacts(deps.git, deps.repoRoot);
   const diffOf = (head: string) => ctx.promptDiff(head);
-  const refresh = async () => {
+  const walkStage = async (round: number, stage: Stage, h: StageHandler) => {
+    if (ctx.stage(round, stage) || h.applies?.() === false) return;
+    h.before?.();
+    boundary(`before:${stage}`);
+    deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
+    await h.run();
     for (const row of await deps.store.listStages(ctx.run.id)) ctx.noteStage(row);
   };
-  const event = (round: number, stage: string) =>
-    deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
+  const hasChecks = () => s.checks.length > 0;
 
-  if (s.checks.length > 0 && !ctx.stage(0, 'checks')) {
-    boundary('before:checks');
-    event(0, 'checks');
-    await checksStage(ctx, lease, 0);
-    await refresh();
-  }
+  await walkStage(0, 'checks', { applies: hasChecks, run: () => checksStage(ctx, lease, 0) });
   for (let round = 1; ; round++) {
     const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
     // The fixer's "before" view of the user's tree: read beside the last reviewer's call
@@ -117,45 +134,43 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       treeBefore = userTreeState(ctx);
       treeBefore.catch(() => undefined);
     };
-    let decision: RoundDecision | undefined = ctx.stage(round, 'decide')?.result.decision;
-    if (!decision) {
+    const decision = (): RoundDecision | undefined => ctx.stage(round, 'decide')?.result.decision;
+    const handlers: Record<Stage, StageHandler> = {
+      review: {
+        run: async () => {
+          // The decision's progress evidence compares this revision with the last: read those
+          // diffs while the reviewers work.
+          if (round > 1) prefetchProgressHunks(ctx, lines, round);
+          const besideLastCall = ctx.refuter ? undefined : readTreeBefore;
+          await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, besideLastCall);
+        },
+      },
+      refute: { run: async () => refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected) },
+      decide: {
+        run: () => {
+          readTreeBefore();
+          return decideStage(ctx, lease, round, lines);
+        },
+      },
+      fix: {
+        before: () => ctx.checkBudgets(),
+        run: async () => {
+          const d = decision();
+          if (d?.kind !== 'fix') throw new Error(`round ${round}: a fix began without a decision to fix`);
+          await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, d.blockers, treeBefore);
+        },
+      },
+      checks: { applies: hasChecks, run: () => checksStage(ctx, lease, round) },
+    };
+    // A round the ledger has not decided yet is begun (again, after a crash) within the budgets.
+    if (!decision()) {
       ctx.checkBudgets();
       await deps.store.beginRound(lease, round, ctx.run.head);
-      if (!ctx.stage(round, 'review')) {
-        boundary('before:review');
-        event(round, 'review');
-        // The decision's progress evidence compares this revision with the last: read those
-        // diffs while the reviewers work.
-        if (round > 1) prefetchProgressHunks(ctx, lines, round);
-        const besideLastCall = ctx.refuter ? undefined : readTreeBefore;
-        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, besideLastCall);
-        await refresh();
-      }
-      if (!ctx.stage(round, 'refute')) {
-        boundary('before:refute');
-        event(round, 'refute');
-        await refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected);
-        await refresh();
-      }
-      boundary('before:decide');
-      event(round, 'decide');
-      readTreeBefore();
-      decision = (await decideStage(ctx, lease, round, lines)).decision;
-      await refresh();
     }
-    if (decision.kind === 'stop') return completedEnd(decision.outcome, decision.stopReason);
-    if (!ctx.stage(round, 'fix')) {
-      ctx.checkBudgets();
-      boundary('before:fix');
-      event(round, 'fix');
-      await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, decision.blockers, treeBefore);
-      await refresh();
-    }
-    if (s.checks.length > 0 && !ctx.stage(round, 'checks')) {
-      boundary('before:checks');
-      event(round, 'checks');
-      await checksStage(ctx, lease, round);
-      await refresh();
+    for (const stage of ROUND) {
+      await walkStage(round, stage, handlers[stage]);
+      const d = stage === 'decide' ? decision() : undefined;
+      if (d?.kind === 'stop') return completedEnd(d.outcome, d.stopReason);
     }
   }
 }
@@ -218,11 +233,22 @@ async function buildContext(
   const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
   // Taken last: nothing above may throw while this owner holds a lane of the pool.
   const checkout = takeCheckout(deps, c.pool, run.id, token);
-  const ctx = new RunContext(deps, run, loaded, reviewers, refuter, fixer, startedAt, checkout.dir, {
-    verdicts,
-    attempts,
-    stages,
-  });
+  const ctx = new RunContext(
+    deps,
+    run,
+    loaded,
+    reviewers,
+    refuter,
+    fixer,
+    startedAt,
+    checkout.dir,
+    new SideWork(),
+    {
+      verdicts,
+      attempts,
+      stages,
+    },
+  );
   holdLane(ctx, checkout.lane);
   return ctx;
 }
@@ -240,7 +266,7 @@ function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number)
   ] as const) {
     // A failure stays cached for the decide stage, which reports it; without a call to hide
     // behind (a resumed round), the decide stage reads them itself.
-    ctx.whenCallStarts(() => void lines.prefetch(from, to).catch(() => undefined));
+    ctx.sideWork.whenCallStarts(() => void lines.prefetch(from, to).catch(() => undefined));
   }
 }
 

@@ -6,8 +6,8 @@
  */
 import { unfinishedEnd } from '../core/run-state.js';
 import { sha256 } from '../io/hash.js';
-import { besideNextCall, type Deferred } from './background.js';
 import { type RunContext, RunEnd } from './run-context.js';
+import { besideNextCall, type Deferred } from './side-work.js';
 
 /**
  * `before` a stage reuses what an earlier check established for the same
@@ -27,8 +27,8 @@ export async function checkFrozen(
   fresh?: Deferred<string>,
 ): Promise<void> {
   const head = ctx.run.head;
-  const mark = `${head}:${ctx.attemptsMade}`;
-  if (when === 'before' && ctx.frozenMark === mark) return;
+  const mark = ctx.freeze.mark(head);
+  if (when === 'before' && ctx.freeze.isCurrent(head)) return;
   const digestNow = (when === 'record' && fresh?.get()) || ctx.diffDigest(head);
   digestNow.catch(() => undefined);
   await judge(ctx, head, async () => {
@@ -42,7 +42,7 @@ export async function checkFrozen(
       );
     }
   });
-  ctx.frozenMark = mark;
+  ctx.freeze.passed(mark);
 }
 
 /**
@@ -97,7 +97,7 @@ async function judge(ctx: RunContext, head: string, diffCheck: (() => Promise<vo
  */
 export function startFreshDigest(ctx: RunContext): Deferred<string> {
   const head = ctx.run.head;
-  return besideNextCall(ctx, () => ctx.diffDigest(head));
+  return besideNextCall(ctx.sideWork, () => ctx.diffDigest(head));
 }
 
 /**
@@ -106,5 +106,5 @@ export function startFreshDigest(ctx: RunContext): Deferred<string> {
  * read fresh. The next stage's `before` check then costs nothing.
  */
 export function markFrozen(ctx: RunContext, head: string): void {
-  ctx.frozenMark = `${head}:${ctx.attemptsMade}`;
+  ctx.freeze.passed(ctx.freeze.mark(head));
 }

@@ -5,9 +5,11 @@
  */
 import type { LineRange } from '../core/progress.js';
 import type { FileHunks, Git, Hunk } from '../ports/git.js';
+import { Memo } from './memo.js';
 
 export class LineFacts {
-  private readonly cache = new Map<string, Promise<FileHunks[]>>();
+  // A failed read stays: the decide stage, which needs it, reports it.
+  private readonly cache = new Memo<FileHunks[]>(true);
 
   constructor(
     private readonly git: Git,
@@ -20,13 +22,7 @@ export class LineFacts {
   }
 
   private hunks(from: string, to: string): Promise<FileHunks[]> {
-    const key = `${from}..${to}`;
-    let h = this.cache.get(key);
-    if (!h) {
-      h = this.git.hunks(this.repo, from, to);
-      this.cache.set(key, h);
-    }
-    return h;
+    return this.cache.get(`${from}..${to}`, () => this.git.hunks(this.repo, from, to));
   }
 
   /** Whether any line in [start, end] of `file` at `to` changed since `from` (new side). */

@@ -86,7 +86,7 @@ export async function reviewCalls(
     calls,
     limit,
     async (c, i): Promise<{ call: PlannedCall; res: CallOutcome<'reviewer'> }> => {
-      if (i === calls.length - 1 && besideLastCall) ctx.whenCallStarts(besideLastCall);
+      if (i === calls.length - 1 && besideLastCall) ctx.sideWork.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
       const mine = prepare(i) as Promise<Prepared>;
       taken.add(i);

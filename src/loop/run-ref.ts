@@ -11,7 +11,7 @@
  * finishes the run moves it then.
  */
 import type { Git } from '../ports/git.js';
-import { besideNextCall, type CallStarts, type Deferred } from './background.js';
+import { besideNextCall, type CallStarts, type Deferred } from './side-work.js';
 
 export const runRefName = (runId: string): string => `refs/revloop/runs/${runId}`;
 

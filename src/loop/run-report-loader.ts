@@ -5,13 +5,12 @@ import type { Store } from '../ports/store.js';
 export async function loadRunReport(store: Store, runId: string): Promise<RunReport | null> {
   const run = await store.getRun(runId);
   if (!run) return null;
-  const [rounds, stages, findings, verdicts, attempts, events] = await Promise.all([
+  const [rounds, stages, findings, verdicts, attempts] = await Promise.all([
     store.listRounds(runId),
     store.listStages(runId),
     store.listFindings(runId),
     store.listVerdicts(runId),
     store.listAttempts(runId),
-    store.listEvents(runId),
   ]);
-  return { run, rounds, stages, findings, verdicts, attempts, events };
+  return { run, rounds, stages, findings, verdicts, attempts };
 }

@@ -5,9 +5,9 @@ import { basename, dirname, join } from 'node:path';
 import type { Config } from '../core/config.js';
 import { discardCheckout, type Lane, takeLane } from '../pool/lanes.js';
 import { commonGitDir, poolDir } from '../pool/location.js';
-import { besideNextCall } from './background.js';
 import type { LoopDeps } from './deps.js';
 import type { RunContext } from './run-context.js';
+import { besideNextCall } from './side-work.js';
 
 /**
  * The run's checkout for this owner: a lane of the repository's pool when
@@ -57,7 +57,7 @@ export async function releaseCheckout(ctx: object): Promise<void> {
  * rebuilt instead of leaving the run unresumable.
  */
 export function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
   sha: string,
 ): Promise<void> {
   const work = readyWorktree(ctx, sha);
@@ -76,15 +76,14 @@ export function ensureWorktree(
 const inFlight = new WeakMap<object, Set<Promise<void>>>();
 
 async function readyWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt'>,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
   const root = ctx.deps.repoRoot;
-  if (ctx.worktreeCleanAt === sha && existsSync(ctx.worktree)) return;
-  ctx.worktreeCleanAt = null;
-  const committed = ctx.worktreeCommittedAt === sha;
-  ctx.worktreeCommittedAt = null;
+  if (ctx.checkout.isCleanAt(sha) && existsSync(ctx.worktree)) return;
+  ctx.checkout.touched();
+  const committed = ctx.checkout.takeCommitted(sha);
   if (committed && existsSync(ctx.worktree)) {
     // HEAD, index and tracked files are the commit (commitAll staged everything): one clean suffices.
     const ok = await git.cleanWorktree(ctx.worktree).then(
@@ -92,20 +91,20 @@ async function readyWorktree(
       () => false,
     );
     if (ok) {
-      ctx.worktreeCleanAt = sha;
+      ctx.checkout.readiedAt(sha);
       return;
     }
   }
-  if (existsSync(ctx.worktree) && !vetted.has(ctx)) {
+  if (existsSync(ctx.worktree) && !ctx.checkout.isVetted()) {
     // A pool lane the last run left: an index entry git would not look at could carry an
     // edit through the reset, so such a checkout is rebuilt, never reviewed as it is.
-    vetted.add(ctx);
+    ctx.checkout.vet();
     if (await git.indexHidesEdits(ctx.worktree).catch(() => true)) await discard(ctx);
   }
   if (existsSync(ctx.worktree)) {
     try {
       await git.resetWorktree(ctx.worktree, sha);
-      ctx.worktreeCleanAt = sha;
+      ctx.checkout.readiedAt(sha);
       return;
     } catch {
       // rebuilt below; an error that is not the checkout's (an unknown sha) comes back from addWorktree
@@ -114,13 +113,10 @@ async function readyWorktree(
   }
   await git.removeWorktree(root, ctx.worktree).catch(() => undefined);
   await git.addWorktree(root, ctx.worktree, sha);
-  vetted.add(ctx);
+  ctx.checkout.vet();
   await git.resetWorktree(ctx.worktree, sha);
-  ctx.worktreeCleanAt = sha;
+  ctx.checkout.readiedAt(sha);
 }
-
-/** Checkouts whose index was looked at since this owner took them. */
-const vetted = new WeakSet<object>();
 
 async function discard(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
   await ctx.deps.git.removeWorktree(ctx.deps.repoRoot, ctx.worktree).catch(() => undefined);
@@ -138,11 +134,11 @@ async function discard(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void
  * stage, never the fixer, the checks or a later stage.
  */
 export async function noteReadOnlyUse(
-  ctx: Pick<RunContext, 'deps' | 'worktree' | 'worktreeCleanAt'>,
+  ctx: Pick<RunContext, 'deps' | 'worktree' | 'checkout'>,
 ): Promise<void> {
-  if (ctx.worktreeCleanAt === null) return;
+  if (!ctx.checkout.isKnownClean()) return;
   const entries = await ctx.deps.git.status(ctx.worktree).catch(() => null);
-  if (entries === null || entries.length > 0) ctx.worktreeCleanAt = null;
+  if (entries === null || entries.length > 0) ctx.checkout.touched();
 }
 
 /**
@@ -157,10 +153,7 @@ export async function noteReadOnlyUse(
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(
-  ctx: Pick<
-    RunContext,
-    'deps' | 'snapshot' | 'worktree' | 'worktreeCleanAt' | 'worktreeCommittedAt' | 'whenCallStarts'
-  >,
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout' | 'sideWork'>,
   sha: string,
   agents: readonly { usesCheckout: boolean }[],
   neededLater = true,
@@ -178,7 +171,7 @@ export function checkoutForReaders(
   }
   if (!neededLater)
     return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: async () => {} };
-  const later = besideNextCall(ctx, () => ensureWorktree(ctx, sha));
+  const later = besideNextCall(ctx.sideWork, () => ensureWorktree(ctx, sha));
   return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: () => later.get() };
 }
 

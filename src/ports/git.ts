@@ -31,26 +31,6 @@ export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
   /**
-   * Admission's first questions in one git process: the top level of the
-   * repository containing `dir`, the commits `head` and `base` name, the
-   * merge base `git merge-base base head` would give for exactly those two
-   * (null when they share no history), and the full ref name `named` stands
-   * for (null for a commit id or an expression). Null when any of them cannot
-   * be answered: ask one by one for the error.
-   */
-  locate(
-    dir: string,
-    head: string,
-    base: string,
-    named: string | null,
-  ): Promise<{
-    root: string;
-    head: string;
-    base: string;
-    mergeBase: string | null;
-    fullName: string | null;
-  } | null>;
-  /**
    * A canonical diff cut into one section per file (and, for a file over
    * `pieceOver` bytes, its hunks): pure over text, here because it reads
    * git's diff format. The sections joined are the diff, byte for byte.
@@ -93,11 +73,6 @@ export interface Git {
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   changedFiles(repo: string, base: string, head: string): Promise<ChangedFile[]>;
   hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
-  /**
-   * Maps a line of `path` at `from` to its line at `to`; null when the line
-   * was changed or deleted in between (or the file is gone).
-   */
-  mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null>;
   /** Contents of a file at a commit, or null when absent. */
   readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
   /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
@@ -112,8 +87,6 @@ export interface Git {
   cleanWorktree(dir: string): Promise<void>;
   /** Resets the worktree to `sha` and removes untracked files. */
   resetWorktree(dir: string, sha: string): Promise<void>;
-  /** HEAD sha of a worktree. */
-  worktreeHead(dir: string): Promise<string>;
   /**
    * Whether any index entry of the worktree is marked assume-unchanged or
    * skip-worktree: git does not look at such a file, so an edit there
@@ -128,17 +101,8 @@ export interface Git {
   /**
    * Commits every edit in the worktree as a child of `parent` (its HEAD) and
    * moves HEAD to it; returns the new sha, or null when nothing changed.
-   * `afterStaging` is called once the worktree's files are read (the rest
-   * only writes objects), for work that should not compete with that.
    */
-  commitAll(
-    dir: string,
-    parent: string,
-    message: string,
-    opts?: { afterStaging?: () => void },
-  ): Promise<string | null>;
-  /** Moves a worktree's detached HEAD from `expected` to `sha`; throws WorktreeMovedError if it moved. */
-  setHead(dir: string, sha: string, expected: string): Promise<void>;
+  commitAll(dir: string, parent: string, message: string): Promise<string | null>;
   /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
   updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
   /**

@@ -7,7 +7,6 @@
 import type {
   AttemptClass,
   AttemptRow,
-  EventRow,
   FindingRow,
   JudgementRow,
   Lease,
@@ -128,7 +127,6 @@ export interface Store {
   ): Promise<{ inserted: boolean; verdict: VerdictRow }>;
   /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
   completeStage(lease: Lease, c: StageCompletion): Promise<void>;
-  appendEvent(lease: Lease, kind: string, data: unknown): Promise<void>;
   /** Ends the run and releases its lease, in one transaction. */
   finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
 
@@ -159,5 +157,4 @@ export interface Store {
   listAttempts(runId: string): Promise<AttemptRow[]>;
   listFindings(runId: string): Promise<FindingRow[]>;
   getFinding(idOrPrefix: string): Promise<FindingRow | null>;
-  listEvents(runId: string): Promise<EventRow[]>;
 }

@@ -7,7 +7,6 @@
 import type {
   AttemptClass,
   AttemptRow,
-  EventRow,
   FindingRow,
   JudgementRow,
   Lease,
@@ -55,7 +54,6 @@ export class MemoryStore implements Store {
   private readonly judgements = new Map<string, JudgementRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
-  private readonly events: EventRow[] = [];
   private seq = 0;
 
   constructor(opts: MemoryStoreOptions = {}) {
@@ -285,17 +283,6 @@ export class MemoryStore implements Store {
     r.updatedAt = now;
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    this.fenced(lease);
-    this.events.push({
-      id: this.events.length + 1,
-      runId: lease.runId,
-      at: this.now(),
-      kind,
-      data: copyJson(data ?? null),
-    });
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     const r = this.fenced(lease);
     checkRunEnd(r.id, end);
@@ -403,10 +390,6 @@ export class MemoryStore implements Store {
     const hits =
       idOrPrefix === '' ? [] : [...this.findings.values()].filter((f) => f.id.startsWith(idOrPrefix));
     return hits.length === 1 ? copyJson(hits[0]!) : null;
-  }
-
-  async listEvents(runId: string): Promise<EventRow[]> {
-    return copyJson(this.events.filter((e) => e.runId === runId));
   }
 
   private take(r: RunRow, owner: LeaseOwner, ttlMs: number, now: number): Lease {

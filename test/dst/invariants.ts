@@ -67,7 +67,6 @@ const FENCED = new Set([
   'markInterruptedAttempts',
   'recordVerdict',
   'completeStage',
-  'appendEvent',
   'finishRun',
 ]);
 

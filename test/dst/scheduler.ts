@@ -68,7 +68,6 @@ const STORE_WRITES = new Set([
   'markInterruptedAttempts',
   'recordVerdict',
   'completeStage',
-  'appendEvent',
   'finishRun',
   'forceEnd',
   'setRecordPath',
@@ -81,7 +80,6 @@ const GIT_WRITES = new Set([
   'cleanWorktree',
   'resetWorktree',
   'commitAll',
-  'setHead',
   'updateRef',
   'fastForward',
 ]);

@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { diffSections } from '../../src/git/diff-sections.js';
 import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
-import { mapLineThrough } from '../../src/git/map-line.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { ChangedFile, FileHunks, Git } from '../../src/ports/git.js';
 import { fileDiffText, lineHunks } from './line-diff.js';
@@ -82,19 +81,6 @@ export class SimGit implements Git {
     return this.repoRoot;
   }
 
-  async locate(_dir: string, head: string, base: string, named: string | null) {
-    const h = this.lookup(head);
-    const b = this.lookup(base);
-    if (!h || !b) return null;
-    return {
-      root: this.repoRoot,
-      head: h,
-      base: b,
-      mergeBase: this.mergeBaseOf(b, h),
-      fullName: named ? this.fullName(named) : null,
-    };
-  }
-
   async resolve(repo: string, ref: string): Promise<string> {
     const sha = this.lookup(ref);
     if (!sha) throw new UnknownRefError(ref, repo);
@@ -150,12 +136,6 @@ export class SimGit implements Git {
     }));
   }
 
-  async mapLine(repo: string, from: string, to: string, path: string, line: number): Promise<number | null> {
-    const f = (await this.hunks(repo, from, to)).find((x) => x.path === path);
-    if (!f) return this.get(to).files.has(path) ? line : null;
-    return mapLineThrough(f, line, !this.get(to).files.has(path));
-  }
-
   async readFile(repo: string, sha: string, path: string): Promise<Buffer | null> {
     const text = this.get(sha, repo).files.get(path);
     return text === undefined ? null : Buffer.from(text);
@@ -186,10 +166,6 @@ export class SimGit implements Git {
     wt.files = new Map(this.get(sha).files);
   }
 
-  async worktreeHead(dir: string): Promise<string> {
-    return this.wt(dir).head;
-  }
-
   async status(dir: string): Promise<{ path: string; code: string }[]> {
     // The user's own tree is never touched in the simulation.
     if (dir === this.repoRoot) return [];
@@ -200,24 +176,12 @@ export class SimGit implements Git {
     }));
   }
 
-  async commitAll(
-    dir: string,
-    parent: string,
-    _message: string,
-    opts?: { afterStaging?: () => void },
-  ): Promise<string | null> {
+  async commitAll(dir: string, parent: string, _message: string): Promise<string | null> {
     const wt = this.wt(dir);
     if (wt.head !== parent) throw new WorktreeMovedError(dir, parent, wt.head);
-    opts?.afterStaging?.();
     if (this.changedMaps(this.get(parent).files, wt.files).length === 0) return null;
     wt.head = this.commit(parent, wt.files);
     return wt.head;
-  }
-
-  async setHead(dir: string, sha: string, expected: string): Promise<void> {
-    const wt = this.wt(dir);
-    if (wt.head !== expected) throw new WorktreeMovedError(dir, expected, wt.head);
-    wt.head = sha;
   }
 
   async updateRef(_repo: string, ref: string, sha: string, expectOld?: string): Promise<void> {

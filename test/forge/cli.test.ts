@@ -64,7 +64,8 @@ async function ledgerState(runId: string) {
   return {
     run,
     findings: await p.store.listFindings(runId),
-    events: (await p.store.listEvents(runId)).length,
+    rounds: await p.store.listRounds(runId),
+    stages: await p.store.listStages(runId),
     record: run?.recordPath ? readFileSync(run.recordPath, 'utf8') : null,
   };
 }

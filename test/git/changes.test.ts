@@ -1,6 +1,9 @@
+import { chmodSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGit } from '../../src/git/index.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { mapLine } from '../helpers/map-line.js';
 
 const git = createGit();
 let repo: TestRepo;
@@ -119,14 +122,43 @@ describe('mapLine', () => {
   ];
 
   it.each(table)('%s: %s:%i -> %s', async (_what, path, line, expected) => {
-    expect(await git.mapLine(repo.dir, v1, v2, path, line)).toBe(expected);
+    expect(await mapLine(git, repo.dir, v1, v2, path, line)).toBe(expected);
   });
 
   it('maps through several revisions by composing', async () => {
     repo.write('m/a.txt', 'top\n' + (await git.readFile(repo.dir, v2, 'm/a.txt'))?.toString());
     const v3 = repo.commit('v3');
-    const at2 = await git.mapLine(repo.dir, v1, v2, 'm/a.txt', 4);
+    const at2 = await mapLine(git, repo.dir, v1, v2, 'm/a.txt', 4);
     expect(at2).toBe(6);
-    expect(await git.mapLine(repo.dir, v2, v3, 'm/a.txt', at2 as number)).toBe(7);
+    expect(await mapLine(git, repo.dir, v2, v3, 'm/a.txt', at2 as number)).toBe(7);
+  });
+});
+
+describe('changedFiles derived from the patch', () => {
+  it('lists what git diff --name-status lists, type and mode changes included', async () => {
+    repo.write('c/plain.txt', lines(3));
+    repo.write('c/becomes-link.txt', lines(3));
+    repo.write('c/exec.sh', 'echo\n');
+    repo.write('c/similar.txt', lines(30, 's'));
+    const v1 = repo.commit('c v1');
+    repo.git(['rm', '--quiet', 'c/becomes-link.txt']);
+    symlinkSync('plain.txt', join(repo.dir, 'c/becomes-link.txt'));
+    chmodSync(join(repo.dir, 'c/exec.sh'), 0o755);
+    repo.git(['mv', 'c/similar.txt', 'c/renamed.txt']);
+    repo.write('c/renamed.txt', lines(30, 's').replace('s 4\n', 'edited\n'));
+    repo.write('c/empty', '');
+    const v2 = repo.commit('c v2');
+    const fromGit = repo
+      .git(['diff', '--name-status', '--find-renames', v1, v2])
+      .split('\n')
+      .map((l) => {
+        const [code = '', a = '', b] = l.split('\t');
+        const status = { A: 'added', D: 'deleted', R: 'renamed' }[code[0] as string] ?? 'modified';
+        return { path: b ?? a, oldPath: a, status };
+      });
+    const sortByPath = <T extends { path: string }>(xs: T[]) =>
+      [...xs].sort((x, y) => x.path.localeCompare(y.path));
+    expect(sortByPath(await git.changedFiles(repo.dir, v1, v2))).toEqual(sortByPath(fromGit));
+    expect(fromGit).toHaveLength(4);
   });
 });

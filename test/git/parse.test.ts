@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseNameStatus, parsePatch, unquote } from '../../src/git/diff-parse.js';
-import { mapLineThrough } from '../../src/git/map-line.js';
+import { changedFilesOf, parsePatch, unquote } from '../../src/git/diff-parse.js';
 import { parseStatus } from '../../src/git/status-parse.js';
+import { mapLineThrough } from '../helpers/map-line.js';
 
 describe('unquote', () => {
   it('decodes C escapes and octal UTF-8 bytes', () => {
@@ -62,15 +62,51 @@ describe('parsePatch', () => {
   });
 });
 
-describe('parseNameStatus and parseStatus', () => {
-  it('reads -z records', () => {
-    expect(parseNameStatus('M\0a b\0R087\0old\0new\0A\0n\0D\0d\0T\0t\0')).toEqual([
+describe('changedFilesOf and parseStatus', () => {
+  it('lists the files of a patch as --name-status does, a type change as one modified file', () => {
+    const patch = [
+      'diff --git a/a b b/a b',
+      'index 1..2 100644',
+      '--- a/a b\t',
+      '+++ b/a b\t',
+      '@@ -1 +1 @@',
+      'diff --git a/old b/new',
+      'similarity index 87%',
+      'rename from old',
+      'rename to new',
+      '--- a/old',
+      '+++ b/new',
+      '@@ -1 +1 @@',
+      'diff --git a/n b/n',
+      'new file mode 100644',
+      'diff --git a/d b/d',
+      'deleted file mode 100644',
+      'diff --git a/t b/t',
+      'deleted file mode 100644',
+      '--- a/t',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      'diff --git a/t b/t',
+      'new file mode 120000',
+      '--- /dev/null',
+      '+++ b/t',
+      '@@ -0,0 +1 @@',
+      'diff --git a/m b/m',
+      'old mode 100644',
+      'new mode 100755',
+      '',
+    ].join('\n');
+    expect(changedFilesOf(parsePatch(patch))).toEqual([
       { path: 'a b', oldPath: 'a b', status: 'modified' },
       { path: 'new', oldPath: 'old', status: 'renamed' },
       { path: 'n', oldPath: 'n', status: 'added' },
       { path: 'd', oldPath: 'd', status: 'deleted' },
       { path: 't', oldPath: 't', status: 'modified' },
+      { path: 'm', oldPath: 'm', status: 'modified' },
     ]);
+  });
+
+  it('reads status -z records', () => {
     expect(parseStatus(' M a b\0R  new\0old\0?? u\0AA both\0')).toEqual([
       { path: 'a b', code: ' M', conflict: false },
       { path: 'new', code: 'R ', conflict: false },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGit, NoMergeBaseError, NotARepositoryError, UnknownRefError } from '../../src/git/index.js';
+import { resolveRevision } from '../../src/loop/admission.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 
 const git = createGit();
@@ -198,30 +199,38 @@ describe('readFile at a commit id', () => {
   });
 });
 
-describe('locate', () => {
-  it('answers root, commits, merge base and the full name in one go, and null when a name is unknown', async () => {
+describe("admission's revision questions (resolveRevision over the Git port)", () => {
+  const ask = (repoDir: string, headRef: string, baseRef: string) =>
+    resolveRevision({ git }, { repoDir, headRef, baseRef, configFrom: 'base' });
+
+  it('answers root, commits, merge base and the full name, and refuses a name it cannot resolve', async () => {
     mkdirSync(join(repo.dir, 'sub', 'deeper'), { recursive: true });
     const main = await git.resolve(repo.dir, 'main');
-    expect(await git.locate(join(repo.dir, 'sub', 'deeper'), 'topic', 'main', 'topic')).toEqual({
-      root: repo.dir,
+    const hit = await ask(join(repo.dir, 'sub', 'deeper'), 'topic', 'main');
+    expect({ ...hit, mergeBase: await hit.mergeBase }).toEqual({
+      repo: repo.dir,
       head: topic,
       base: main,
       mergeBase: await git.mergeBase(repo.dir, main, topic),
-      fullName: 'refs/heads/topic',
+      headRef: 'refs/heads/topic',
+      branch: null,
     });
-    expect(await git.locate(repo.dir, first, first, first)).toEqual({
-      root: repo.dir,
+    const same = await ask(repo.dir, first, first);
+    expect({ ...same, mergeBase: await same.mergeBase }).toEqual({
+      repo: repo.dir,
       head: first,
       base: first,
       mergeBase: first,
-      fullName: null,
+      headRef: null,
+      branch: null,
     });
-    expect(await git.locate(repo.dir, 'topic~1', 'main', 'topic~1')).toMatchObject({ fullName: null });
-    expect(await git.locate(repo.dir, 'topic', 'nope', 'topic')).toBeNull();
-    expect(await git.locate(repo.dir, 'main..topic', 'main', null)).toBeNull();
+    // An expression has no full name: it is frozen as written.
+    expect(await ask(repo.dir, 'topic~1', 'main')).toMatchObject({ headRef: 'topic~1' });
+    await expect(ask(repo.dir, 'topic', 'nope')).rejects.toMatchObject({ code: 'unknown_ref' });
+    await expect(ask(repo.dir, 'main..topic', 'main')).rejects.toThrow();
   });
 
-  it('gives the merge base `git merge-base base head` picks when there are several, and null without one', async () => {
+  it('gives the merge base `git merge-base base head` picks when there are several, and refuses none', async () => {
     const r = await makeRepo();
     try {
       r.commit('root');
@@ -238,12 +247,12 @@ describe('locate', () => {
         ['side', 'main'],
         ['main', 'side'],
       ] as const) {
-        const hit = await git.locate(r.dir, head, base, head);
-        expect(hit?.mergeBase).toBe(r.git(['merge-base', base, head]));
+        const hit = await ask(r.dir, head, base);
+        expect(await hit.mergeBase).toBe(r.git(['merge-base', base, head]));
       }
       r.git(['checkout', '--quiet', '--orphan', 'lonely']);
       r.commit('unrelated');
-      expect(await git.locate(r.dir, 'lonely', 'main', 'lonely')).toMatchObject({ mergeBase: null });
+      await expect((await ask(r.dir, 'lonely', 'main')).mergeBase).rejects.toThrow();
     } finally {
       await r.cleanup();
     }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGit, RefMovedError, WorktreeConflictError, WorktreeMovedError } from '../../src/git/index.js';
 import { createRunner } from '../../src/git/run.js';
 import { worktreeOps } from '../../src/git/worktree.js';
-import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
+import { headOf, makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 
 const git = createGit();
 let repo: TestRepo;
@@ -80,7 +80,7 @@ describe('worktrees', () => {
   });
 
   it('adds a detached worktree at the sha and removes it', async () => {
-    expect(await git.worktreeHead(wt)).toBe(base);
+    expect(headOf(wt)).toBe(base);
     expect(inWt(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('HEAD'); // detached
     expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('a\n');
     writeFileSync(join(wt, 'dirty.txt'), 'x');
@@ -108,12 +108,7 @@ describe('worktrees', () => {
     expect(st).toHaveLength(3);
     const sha = await git.commitAll(wt, base, 'revloop: fix round 1\n\nbody');
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(await git.worktreeHead(wt)).toBe(sha);
-    // setHead is a compare-and-swap.
-    await expect(git.setHead(wt, base, base)).rejects.toBeInstanceOf(WorktreeMovedError);
-    await git.setHead(wt, base, sha as string);
-    expect(await git.worktreeHead(wt)).toBe(base);
-    await git.setHead(wt, sha as string, base);
+    expect(headOf(wt)).toBe(sha);
     expect(await git.status(wt)).toEqual([]);
     expect(inWt(['log', '-1', '--format=%P|%an <%ae>|%cn|%B', sha as string])).toBe(
       `${base}|revloop <revloop@localhost>|revloop|revloop: fix round 1\n\nbody`,
@@ -177,7 +172,7 @@ describe('worktrees', () => {
     expect(execFileSync('git', ['cat-file', 'commit', sha], { cwd: wt, encoding: 'utf8' })).toMatch(
       /\n\n# not a comment\n\nkept {3}$/,
     );
-    expect(await hostile.worktreeHead(wt)).toBe(sha);
+    expect(headOf(wt)).toBe(sha);
   });
 
   it('refuses a commit whose parent is not the expected one (HEAD moved under git commit)', async () => {
@@ -215,6 +210,28 @@ describe('worktrees', () => {
     });
   });
 
+  it('refuses to move HEAD when it moved under a commit made with a merge in progress', async () => {
+    // With a merge half done the commit is built with commit-tree and HEAD moved by a
+    // compare-and-swap: a racing fixer moves HEAD just before commit-tree runs.
+    repo.git(['checkout', '--quiet', '-b', `side-race-${n}`]);
+    repo.write(`side-race-${n}.txt`, 's\n');
+    const side = repo.commit('side');
+    repo.git(['checkout', '--quiet', 'main']);
+    inWt(['merge', '--no-commit', '--no-ff', side]);
+    writeFileSync(join(wt, 'a.txt'), 'raced\n');
+    const wrapper = join(scratch, `git-racing-tree-${n}`);
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\ncase " $* " in *" commit-tree "*) git -C "$2" update-ref --no-deref HEAD ${side} ;; esac\nexec git "$@"\n`,
+      { mode: 0o755 },
+    );
+    const err = await createGit({ gitPath: wrapper })
+      .commitAll(wt, base, 'x')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorktreeMovedError);
+    expect(err).toMatchObject({ expected: base, actual: side });
+  });
+
   it('commits with exactly one parent even when the fixer left a merge in progress', async () => {
     repo.git(['checkout', '--quiet', '-b', `side-${n}`]);
     repo.write(`side-${n}.txt`, 's\n');
@@ -236,7 +253,7 @@ describe('worktrees', () => {
     inWt(['commit', '-qam', 'on a branch']);
     const branchTip = inWt(['rev-parse', 'HEAD']);
     await git.resetWorktree(wt, base);
-    expect(await git.worktreeHead(wt)).toBe(base);
+    expect(headOf(wt)).toBe(base);
     expect(await git.status(wt)).toEqual([]);
     expect(existsSync(join(wt, 'untracked.txt'))).toBe(false);
     expect(existsSync(join(wt, 'build'))).toBe(false);

@@ -76,3 +76,12 @@ export async function makeRepo(): Promise<TestRepo> {
     },
   };
 }
+
+/** HEAD sha of a checkout (a worktree the loop made, or the user's). The Git port has no such read: the loop knows its heads. */
+export function headOf(dir: string): string {
+  return execFileSync('git', ['rev-parse', '--verify', 'HEAD'], {
+    cwd: dir,
+    env: TEST_GIT_ENV,
+    encoding: 'utf8',
+  }).trim();
+}

@@ -118,11 +118,9 @@ function memoGit(real: Git): Git {
     diffRead: memo('diffRead', real.diffRead),
     changedFiles: memo('changedFiles', real.changedFiles),
     hunks: memo('hunks', real.hunks),
-    mapLine: memo('mapLine', real.mapLine),
     readFile: memo('readFile', real.readFile),
     // The fuzzed fixer never edits files, so the trees stay as they are.
     status: memo('status', real.status),
-    worktreeHead: memo('worktreeHead', real.worktreeHead),
     commitAll: memo('commitAll', real.commitAll),
     async resetWorktree(d, sha) {
       if (resetTo.get(d) === sha) return;

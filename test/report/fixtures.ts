@@ -182,7 +182,6 @@ export function sampleReport(over: Partial<RunRow> = {}, snap: Partial<Snapshot>
     // Both reviewers answered both rounds.
     verdicts: [1, 2].flatMap((r) => [verdict(r, 'correctness'), verdict(r, 'standards')]),
     attempts: [1, 2].flatMap((r) => [attempt(r, 'correctness'), attempt(r, 'standards')]),
-    events: [],
   };
 }
 

@@ -162,10 +162,11 @@ export function runStoreContract(
         await sleep(120);
         const next = await store.acquireLease(a.run.id, owner('b'), 60_000);
         expect(next?.token).toBe(old.token + 1);
-        await expect(store.appendEvent(old, 'late', {})).rejects.toMatchObject({
+        await expect(store.beginRound(old, 1, 'late')).rejects.toMatchObject({
           code: 'fenced_out',
           data: { runId: a.run.id, leaseToken: old.token, currentToken: old.token + 1 },
         });
+        expect(await store.listRounds(a.run.id)).toEqual([]);
       });
 
       it('takes over a live lease only with the current token (ifToken)', async () => {
@@ -278,7 +279,6 @@ export function runStoreContract(
                 findings: [finding(stale.runId, 'ck', 0)],
               }),
           ],
-          ['appendEvent', () => store.appendEvent(stale, 'e', {})],
           ['finishRun', () => store.finishRun(stale, clear)],
         ];
         for (const [what, write] of writes)
@@ -291,7 +291,6 @@ export function runStoreContract(
         expect(await store.listStages(stale.runId)).toEqual([]);
         expect(await store.listFindings(stale.runId)).toEqual([]);
         expect(await store.listVerdicts(stale.runId)).toEqual([]);
-        expect(await store.listEvents(stale.runId)).toEqual([]);
         expect((await store.listAttempts(stale.runId)).map((a) => [a.callKey, a.class])).toEqual([
           ['ck', 'started'],
         ]);
@@ -311,7 +310,8 @@ export function runStoreContract(
           leaseExpiresAt: null,
         });
         expect(end.endedAt).not.toBeNull();
-        await expect(store.appendEvent(lease, 'late', {})).rejects.toMatchObject({ code: 'fenced_out' });
+        await expect(store.beginRound(lease, 1, 'late')).rejects.toMatchObject({ code: 'fenced_out' });
+        expect(await store.listRounds(lease.runId)).toEqual([]);
       });
 
       it('refuses a run end that breaks invariant 2', async () => {
@@ -515,7 +515,8 @@ export function runStoreContract(
         fencingToken: lease.token + 1,
         leaseOwner: null,
       });
-      await expect(store.appendEvent(lease, 'x', {})).rejects.toMatchObject({ code: 'fenced_out' });
+      await expect(store.beginRound(lease, 1, 'x')).rejects.toMatchObject({ code: 'fenced_out' });
+      expect(await store.listRounds(lease.runId)).toEqual([]);
       const again = await store.forceEnd(lease.runId, { ...failed, status: 'aborted' });
       expect(again).toEqual(end);
       await expect(store.forceEnd('no-such-run', failed)).rejects.toMatchObject({ code: 'unknown_run' });
@@ -684,21 +685,6 @@ export function runStoreContract(
       await store.setRecordPath(l1.runId, '.revloop/records/x.json');
       expect((await store.getRun(l1.runId))!.recordPath).toBe('.revloop/records/x.json');
       await expect(store.setRecordPath('nope', 'x')).rejects.toMatchObject({ code: 'unknown_run' });
-    });
-
-    it('keeps events in the order they were appended', async () => {
-      const lease = await running();
-      for (const kind of ['admitted', 'round', 'stage', 'ended'])
-        await store.appendEvent(lease, kind, { kind, n: [1] });
-      const evs = await store.listEvents(lease.runId);
-      expect(evs.map((e) => e.kind)).toEqual(['admitted', 'round', 'stage', 'ended']);
-      expect(evs.map((e) => e.data)).toEqual(
-        ['admitted', 'round', 'stage', 'ended'].map((kind) => ({ kind, n: [1] })),
-      );
-      const ids = evs.map((e) => e.id);
-      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-      expect(new Set(ids).size).toBe(4);
-      expect(evs.every((e) => e.runId === lease.runId && e.at > 0)).toBe(true);
     });
 
     describe('the store boundary parses stage results and replies (issue 16)', () => {

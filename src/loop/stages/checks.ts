@@ -18,7 +18,7 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   for (const check of ctx.loaded.config.checks) {
     ctx.checkBudgets();
     results.push(await run(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
-    ctx.worktreeCleanAt = null;
+    ctx.checkout.touched();
     await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
   }
   const result: ChecksResult = { head, results };

@@ -127,8 +127,7 @@ async function gatherProgressFacts(
 async function carryOverSettlements(ctx: RunContext, lines: LineFacts): Promise<void> {
   const { store, hash } = ctx.deps;
   // Earlier runs' settlements, read once per run: the snapshot froze their digest at admission.
-  ctx.priorSettlements ??= changeSettlements(ctx.deps, ctx.run.changeKey);
-  const prior = await ctx.priorSettlements;
+  const prior = await ctx.priorSettlements(() => changeSettlements(ctx.deps, ctx.run.changeKey));
   if (prior.size === 0) return;
   for (const f of await store.listFindings(ctx.run.id)) {
     if (f.settlement || !f.content) continue;

@@ -69,7 +69,7 @@ export async function fixStage(
       await Promise.all([ensureWorktree(ctx, head), userTreeBefore]);
     },
     afterAttempt: async () => {
-      ctx.worktreeCleanAt = null; // the fixer edits it
+      ctx.checkout.touched(); // the fixer edits it
     },
     finish: async (reply): Promise<RecordedFix> => {
       if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
@@ -78,9 +78,9 @@ export async function fixStage(
       if (!parsedReply.success)
         throw new MalformedReplyError(`reply fails the fixer schema: ${parsedReply.error.message}`);
       const fixerReply: FixerReply = parsedReply.data;
-      // The user's tree is read once the commit has read the worktree's files (the two
-      // would compete for the machine), while it writes its objects and beside the new
-      // revision's diff read. The run's ref moves only after it, and after the push and
+      // The user's tree is read once the commit is made (the two would compete for the
+      // machine's disk and cores), beside the new revision's diff read. The run's ref
+      // moves only after it, and after the push and
       // rules checks; the reply is recorded even when those checks reject the fix (the call
       // itself succeeded), and the rejection ends the run after.
       let userChanges: Promise<string[]> | undefined;
@@ -93,9 +93,7 @@ export async function fixStage(
       const inSubmodules = editsInSubmodules(ctx, head);
       inSubmodules.catch(() => undefined);
       const commit = await git
-        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`, {
-          afterStaging: () => void readUserTree(),
-        })
+        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
         .catch((err: Error & { code?: string }) => {
           // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
           if (err.code === 'worktree_moved')
@@ -103,10 +101,11 @@ export async function fixStage(
           if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
           throw err;
         });
-      ctx.worktreeCommittedAt = commit ?? head;
+      ctx.checkout.committed(commit ?? head);
       // The new commit's first read is fresh, and gives the next round's prompt diff too.
       const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
       digest.catch(() => undefined);
+      void readUserTree();
       // The user's tree is theirs: a change there is reported, never blamed on the fixer (a
       // save mid-fix looks the same as anything else's write). A failed read only loses the note.
       const changed = await readUserTree().catch(() => []);
@@ -164,7 +163,7 @@ export async function fixStage(
     disputes,
     run: { head: next },
   });
-  ctx.run = { ...ctx.run, head: next };
+  ctx.movedTo(next);
   return result;
 }
 
@@ -190,5 +189,5 @@ async function land(ctx: RunContext, next: string, moveRef = true): Promise<void
   // A move that failed under the last round is reported before another round builds on it.
   if (ctx.runRef.failure()) throw ctx.runRef.failure();
   await checkRefAndRules(ctx, next);
-  if (moveRef) ctx.runRef.moveTo(next, ctx);
+  if (moveRef) ctx.runRef.moveTo(next, ctx.sideWork);
 }

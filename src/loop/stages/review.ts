@@ -14,12 +14,12 @@ import type { ScopeFacts } from '../../core/scope-lock.js';
 import { type ReviewResult, reviewerVerdicts } from '../../core/stage-results.js';
 import { isBlockingSeverity, type ReportedFinding } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
-import { besideNextCall } from '../background.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { reviewCalls, roundCoverage } from '../review-calls.js';
 import { planReview } from '../review-plan.js';
 import type { RunContext } from '../run-context.js';
+import { besideNextCall } from '../side-work.js';
 import { checkoutForReaders } from '../worktree.js';
 
 export { CONTROLLER_REVIEWER };
@@ -52,7 +52,7 @@ export async function reviewStage(
   // Every round asks which protected paths its revision edits (merge base..revision, so a fix
   // commit that edits the config, the criteria or a protected file needs a person too): a read
   // of two commits, done beside the first call.
-  const protectedRead = besideNextCall(ctx, () => editedProtectedPaths(ctx, head));
+  const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
   const plan = planReview(ctx.snapshot, diff, ctx.deps.git.diffSections);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);

@@ -36,7 +36,6 @@ import {
 import {
   type Raw,
   toAttempt,
-  toEvent,
   toFinding,
   toJudgement,
   toRound,
@@ -416,16 +415,6 @@ export class PostgresStore implements Store {
     });
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    await this.fenced(lease, (c) =>
-      c.query(`INSERT INTO events (run_id, at, kind, data) VALUES ($1, ${NOW}, $2, $3::jsonb)`, [
-        lease.runId,
-        kind,
-        toJson(data),
-      ]),
-    );
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     return this.fenced(lease, async (c, from) => {
       checkRunEnd(lease.runId, end);
@@ -589,12 +578,6 @@ export class PostgresStore implements Store {
       const hits = await this.all(`${FINDING} WHERE starts_with(f.id, $1) LIMIT 2`, [idOrPrefix]);
       return hits.length === 1 ? toFinding(hits[0]!) : null;
     });
-  }
-
-  async listEvents(runId: string) {
-    return this.guard(async () =>
-      (await this.all('SELECT * FROM events WHERE run_id = $1 ORDER BY id', [runId])).map(toEvent),
-    );
   }
 
   /** Ends a run that is `from` now (read under its row lock): core's table decides, the SQL guard repeats it. */

@@ -5,7 +5,6 @@
  */
 import type {
   AttemptRow,
-  EventRow,
   FindingRow,
   GateDecision,
   JudgementRow,
@@ -151,12 +150,4 @@ export const toFinding = (r: Raw): FindingRow => ({
             : { origin: json(r.s_origin) as NonNullable<Settlement['origin']> }),
         } satisfies Settlement),
   content: strOrNull(r.content),
-});
-
-export const toEvent = (r: Raw): EventRow => ({
-  id: num(r.id),
-  runId: str(r.run_id),
-  at: num(r.at),
-  kind: str(r.kind),
-  data: json(r.data),
 });

@@ -40,7 +40,6 @@ import {
 import {
   type Raw,
   toAttempt,
-  toEvent,
   toFinding,
   toJudgement,
   toRound,
@@ -446,19 +445,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendEvent(lease: Lease, kind: string, data: unknown): Promise<void> {
-    this.write(() => {
-      this.fence(lease);
-      this.exec(
-        'INSERT INTO events (run_id, at, kind, data) VALUES (?, ?, ?, ?)',
-        lease.runId,
-        this.now(),
-        kind,
-        toJson(data),
-      );
-    });
-  }
-
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {
     return this.write(() => {
       const from = this.fence(lease);
@@ -624,10 +610,6 @@ export class SqliteStore implements Store {
       const hits = this.all(`${FINDING} WHERE substr(f.id, 1, ?) = ? LIMIT 2`, idOrPrefix.length, idOrPrefix);
       return idOrPrefix !== '' && hits.length === 1 ? toFinding(hits[0]!) : null;
     });
-  }
-
-  async listEvents(runId: string) {
-    return this.read(() => this.all('SELECT * FROM events WHERE run_id = ? ORDER BY id', runId).map(toEvent));
   }
 
   private take(runId: string, from: RunStatus, owner: LeaseOwner, ttlMs: number, now: number): Lease {

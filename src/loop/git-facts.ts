@@ -1,0 +1,75 @@
+/**
+ * What git says about the run's commits, read once each: commits are
+ * immutable, so the diff of mergeBase..head, a file at a commit and whether
+ * one commit is an ancestor of another never change. One memo per kind of
+ * fact (memo.ts) replaces the caches each reader used to keep.
+ */
+import type { Git } from '../ports/git.js';
+import { Memo } from './memo.js';
+
+/** No cap: the review chunks what one call cannot carry (issue 17). */
+const WHOLE_DIFF = Number.POSITIVE_INFINITY;
+
+export type DiffRead = { digest: string; text: string | null };
+
+export class GitFacts {
+  /** By head commit (the base is always the snapshot's merge base); a failure stays, its error reported once mapped. */
+  private readonly diffs = new Memo<DiffRead>(true);
+  private readonly digests = new Memo<string>();
+  private readonly blobs = new Memo<Buffer | null>();
+  private readonly ancestry = new Memo<boolean>(true);
+
+  constructor(
+    private readonly git: Git,
+    private readonly repo: string,
+    private readonly mergeBase: string,
+    /** What a failed diff read becomes (the run ends `missing_context`). */
+    private readonly diffFailure: (err: Error) => Error,
+  ) {}
+
+  /** One read of a revision's diff gives its prompt text and its digest. */
+  diff(head: string): Promise<DiffRead> {
+    return this.diffs.get(head, () => {
+      const r = this.git.diffRead(this.repo, this.mergeBase, head, WHOLE_DIFF).catch((err: Error) => {
+        throw this.diffFailure(err);
+      });
+      // The same read answers the digest.
+      this.digests.seed(
+        head,
+        r.then((x) => x.digest),
+      );
+      return r;
+    });
+  }
+
+  /**
+   * The diff digest of mergeBase..head, from the diff read unless `fresh`:
+   * then hashed again (the check before a stage's result is recorded), and
+   * that read is what later askers get.
+   */
+  digest(head: string, fresh = false): Promise<string> {
+    if (fresh) return this.digests.put(head, this.git.diffDigest(this.repo, this.mergeBase, head));
+    return this.digests.get(head, () => this.diff(head).then((r) => r.digest));
+  }
+
+  /** A diff read before the run began (admission, in this process). */
+  seedDiff(head: string, read: DiffRead): void {
+    this.diffs.seed(head, Promise.resolve(read));
+    this.digests.seed(head, Promise.resolve(read.digest));
+  }
+
+  /** Whether commit `a` exists and is an ancestor of (or equal to) `b`. */
+  isAncestor(a: string, b: string): Promise<boolean> {
+    return this.ancestry.get(`${a}<${b}`, () =>
+      this.git
+        .commitExists(this.repo, a)
+        .then((ok) => (ok ? this.git.mergeBase(this.repo, a, b).then((mb) => mb === a) : false))
+        .catch(() => false),
+    );
+  }
+
+  /** A file at a commit id. */
+  readBlob(sha: string, path: string): Promise<Buffer | null> {
+    return this.blobs.get(`${sha}:${path}`, () => this.git.readFile(this.repo, sha, path));
+  }
+}
