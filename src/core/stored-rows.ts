@@ -6,14 +6,8 @@
  */
 import type { z } from 'zod';
 import { RevloopError } from './errors.js';
-import {
-  REPLY_SCHEMAS,
-  type ReplyOf,
-  STAGE_RESULT_SCHEMAS,
-  type StageResults,
-  type StageRow,
-  type VerdictRow,
-} from './stage-results.js';
+import type { ReplyOf, StageResults, StageRow, VerdictRow } from './stage-results.js';
+import { REPLY_SCHEMAS, STAGE_RESULT_SCHEMAS } from './stage-schemas.js';
 import { type Role, Stage } from './types.js';
 
 /** A stored stage result or reply that fails its schema: the ledger holds what this revloop cannot read. */
