@@ -6,14 +6,8 @@
  */
 import type { z } from 'zod';
 import { RevloopError } from './errors.js';
-import {
-  REPLY_SCHEMAS,
-  type ReplyOf,
-  STAGE_RESULT_SCHEMAS,
-  type StageResults,
-  type StageRow,
-  type VerdictRow,
-} from './stage-results.js';
+import type { ReplyOf, StageResults, StageRow, VerdictRow } from './stage-results.js';
+import { REPLY_SCHEMAS, STAGE_RESULT_SCHEMAS } from './stage-schemas.js';
 import { type Role, Stage } from './types.js';
 
 /** A stored stage result or reply that fails its schema: the ledger holds what this revloop cannot read. */
@@ -105,4 +99,11 @@ export function parseVerdictRow(raw: RawVerdictRow): VerdictRow {
     default:
       throw new StoredRowError(runId, what, 'role', `unknown role "${raw.role}"`);
   }
+}
+
+/** An eval judge's stored reply (a JudgementRow's), parsed like a verdict's. */
+export function parseJudgementReply(runId: string, callKey: string, reply: unknown): ReplyOf<'judge'> {
+  return parsed(REPLY_SCHEMAS.judge, reply, (field, problem) => {
+    throw new StoredRowError(runId, `judge reply ${callKey}`, field, problem);
+  });
 }

@@ -10,6 +10,7 @@
  * failure is never retried: the case is not run, named with the pair.
  */
 import type { Hash } from '../core/canonical-json.js';
+import { judgeReplySchema } from '../core/replies.js';
 import type { JudgeReply } from '../core/types.js';
 import { isRetryable } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
@@ -111,7 +112,12 @@ async function callJudge(
       repoDir: o.repoDir,
       deadlineMs: o.now() + config.callSeconds * 1000,
     });
-    if (res.ok) return { reply: res.reply as JudgeReply, modelId: res.modelId, costUsd: res.costUsd };
+    if (res.ok) {
+      // The adapter validated it against the judge's schema; parsed again only to be typed, never cast.
+      const reply = judgeReplySchema.safeParse(res.reply);
+      if (!reply.success) throw new JudgeReplyError(o.caseId, `${what}: malformed: ${reply.error.message}`);
+      return { reply: reply.data, modelId: res.modelId, costUsd: res.costUsd };
+    }
     if (!isRetryable(res.class) || attempt >= config.attempts)
       throw new JudgeReplyError(
         o.caseId,

@@ -118,10 +118,13 @@ class BatchProcess {
 
   /** Keeps the event loop alive only while an answer is awaited. */
   private hold(on: boolean): void {
-    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
-      ref?: () => void;
-      unref?: () => void;
-    }[];
-    for (const h of handles) (on ? h.ref : h.unref)?.call(h);
+    // The pipes are sockets at run time (they have ref/unref), though typed as plain streams.
+    const handles: object[] = [this.child, this.child.stdin, this.child.stdout, this.child.stderr].filter(
+      (h) => h !== null,
+    );
+    for (const h of handles) {
+      const fn: unknown = Reflect.get(h, on ? 'ref' : 'unref');
+      if (typeof fn === 'function') fn.call(h);
+    }
   }
 }

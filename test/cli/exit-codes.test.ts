@@ -21,6 +21,8 @@ const BEFORE: Partial<Record<ErrorCode, number>> = {
   store_full: 5,
   store_corrupt: 5,
   store_unavailable: 5,
+  // New with issue 16: a stored stage result or reply that fails its schema is a ledger fault too.
+  stored_row_invalid: 5,
   fenced_out: 5,
   nothing_to_review: 6,
   write_failed: 10,

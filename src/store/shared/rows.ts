@@ -15,7 +15,7 @@ import type {
   Settlement,
 } from '../../core/ledger.js';
 import type { StageRow, VerdictRow } from '../../core/stage-results.js';
-import { parseStageRow, parseVerdictRow } from '../../core/stored-rows.js';
+import { parseJudgementReply, parseStageRow, parseVerdictRow } from '../../core/stored-rows.js';
 import type {
   EndReason,
   Outcome,
@@ -104,7 +104,7 @@ export const toJudgement = (r: Raw): JudgementRow => ({
   defect: num(r.defect),
   promptDigest: str(r.prompt_digest),
   modelId: strOrNull(r.model_id),
-  reply: json(r.reply) as JudgementRow['reply'],
+  reply: parseJudgementReply(str(r.run_id), str(r.call_key), json(r.reply)),
   costUsd: num(r.cost_usd),
   recordedAt: num(r.recorded_at),
 });
