@@ -19,6 +19,7 @@ import type { LoopDeps } from './deps.js';
 import { FreezeGuard } from './freeze-guard.js';
 import { type DiffRead, GitFacts } from './git-facts.js';
 import { LedgerCache } from './ledger-cache.js';
+import { Memo } from './memo.js';
 import { RunBudget } from './run-budget.js';
 import { RunRefMoves } from './run-ref.js';
 import type { SideWork } from './side-work.js';
@@ -51,7 +52,8 @@ export class RunContext {
   readonly budget: RunBudget;
   private current: RunRow;
   private settlements: ReturnType<typeof changeSettlements> | undefined;
-  private readonly savedPrompts = new Map<string, Promise<void>>();
+  /** A prompt's file is content-addressed: once written, its digest names it for good. */
+  private readonly savedPrompts = new Memo<void>();
 
   constructor(
     readonly deps: LoopDeps,
@@ -173,15 +175,11 @@ export class RunContext {
    * One write per digest: a review saves its next call's prompt ahead (review-calls.ts).
    */
   savePrompt(digest: string, prompt: string): Promise<void> {
-    let saved = this.savedPrompts.get(digest);
-    if (!saved) {
+    return this.savedPrompts.get(digest, () => {
       const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-      saved = existsSync(path)
+      return existsSync(path)
         ? Promise.resolve()
         : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
-      this.savedPrompts.set(digest, saved);
-      saved.catch(() => this.savedPrompts.delete(digest));
-    }
-    return saved;
+    });
   }
 }
