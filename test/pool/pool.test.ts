@@ -7,7 +7,7 @@
  * crash is renamed to the taker's token so an orphaned agent of the dead
  * owner cannot write into it; the user's tree is never touched.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -125,6 +125,12 @@ describe('the worktree pool (issue 17, point 1)', { timeout: 300_000 }, () => {
     r.repo.write(join(lane().slice(r.dir.length + 1), 'junk.txt'), 'junk\n');
     r.repo.write(join(lane().slice(r.dir.length + 1), '.revloop/ignored.txt'), 'ignored\n');
     const inoBefore = readLog(log).at(-1)?.keepIno;
+    // A rebuild deletes the lane's registration and makes a new one, so a mark left in it
+    // proves which happened (an inode number may be reused by the rebuilt file, a mark cannot).
+    const registration = (dir: string) => git(dir, ['rev-parse', '--absolute-git-dir']);
+    const markRegistration = (dir: string) => writeFileSync(join(registration(dir), 'test-mark'), '');
+    const isMarked = (dir: string) => existsSync(join(registration(dir), 'test-mark'));
+    markRegistration(lane());
     newChange(r, 'dirty');
     await reviewIn(r, 'dirty', { POOL_LOG: log });
     let seen = readLog(log).at(-1) as Seen;
@@ -132,25 +138,26 @@ describe('the worktree pool (issue 17, point 1)', { timeout: 300_000 }, () => {
     expect(seen.entries).not.toContain('junk.txt');
     expect(seen.status).toBe('');
     expect(seen.keepIno, 'restored in place').toBe(inoBefore);
+    expect(isMarked(seen.repo), 'restored, not rebuilt').toBe(true);
 
     // An edit git would not look at (assume-unchanged): the reset would keep it, so rebuilt.
     git(lane(), ['update-index', '--assume-unchanged', 'lib/keep.txt']);
     r.repo.write(join(lane().slice(r.dir.length + 1), 'lib/keep.txt'), 'hidden edit\n');
-    const hiddenIno = seen.keepIno;
+    markRegistration(lane());
     newChange(r, 'hidden');
     await reviewIn(r, 'hidden', { POOL_LOG: log });
     seen = readLog(log).at(-1) as Seen;
     expect(seen.keep).toBe('kept\n');
-    expect(seen.keepIno, 'rebuilt').not.toBe(hiddenIno);
+    expect(isMarked(seen.repo), 'rebuilt').toBe(false);
     expect(git(seen.repo, ['ls-files', '-v', 'lib/keep.txt'])).toBe('H lib/keep.txt');
 
     // Locked (`git worktree lock`): rebuilt, and the lock is gone with the old checkout.
     git(r.dir, ['worktree', 'lock', lane()]);
-    const lockedIno = seen.keepIno;
+    markRegistration(lane());
     newChange(r, 'locked');
     await reviewIn(r, 'locked', { POOL_LOG: log });
     seen = readLog(log).at(-1) as Seen;
-    expect(seen.keepIno, 'rebuilt').not.toBe(lockedIno);
+    expect(isMarked(seen.repo), 'rebuilt').toBe(false);
     expect(r.repo.git(['worktree', 'list', '--porcelain'])).not.toMatch(/^locked/m);
 
     // Deleted: made again.
