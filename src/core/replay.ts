@@ -5,6 +5,8 @@
  * planners the live stages call (review-gating.ts, refute-plan.ts,
  * decide-plan.ts) and reports the first place a recomputed decision differs
  * from the recorded one. `revloop replay` loads the facts and prints this.
+ * Each stage has one step below; a step returns the first divergence it
+ * finds, or null and leaves its recomputed facts in the fold's state.
  */
 import { spendOf } from './budget.js';
 import { canonicalJson } from './canonical-json.js';
@@ -13,10 +15,16 @@ import { planDecision } from './decide-plan.js';
 import { findingFingerprint, findingId } from './keys.js';
 import type { FindingRow } from './ledger.js';
 import { refutationOf } from './refute-plan.js';
-import { replayCoverage } from './replay-coverage.js';
+import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
 import { CONTROLLER_REVIEWER, type RunReport } from './run-report.js';
-import { type DecideResult, isRoleVerdict, stage as stageOf, type VerdictRowOf } from './stage-results.js';
+import {
+  type DecideResult,
+  isRoleVerdict,
+  type ReviewResult,
+  stage as stageOf,
+  type VerdictRowOf,
+} from './stage-results.js';
 import type { Role, Stage } from './types.js';
 
 export interface Divergence {
@@ -36,200 +44,209 @@ export interface ReplayResult {
   divergence: Divergence | null;
 }
 
+/** What the fold carries from round to round. */
+interface Fold {
+  readonly report: RunReport;
+  readonly criteria: string;
+  readonly hash: (s: string) => string;
+  readonly recordedById: ReadonlyMap<string, FindingRow>;
+  /** The run's findings as the planners recompute them, in recorded order. */
+  readonly recomputed: FindingRow[];
+  decisionsChecked: number;
+  last: DecideResult['decision'] | null;
+}
+
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
+const diverged = (round: number, stage: string, what: string, recorded: unknown, recomputed: unknown) => ({
+  round,
+  stage,
+  what,
+  recorded,
+  recomputed,
+});
+
 export function replayRun(report: RunReport, criteria: string, hash: (s: string) => string): ReplayResult {
-  const { run } = report;
-  const policy = run.snapshot.policy;
-  const stage = <S extends Stage>(round: number, name: S) => stageOf(report.stages, round, name);
-  const verdictOf = <R extends Role>(key: string, role: R): VerdictRowOf<R> | undefined => {
-    const v = report.verdicts.find((x) => x.callKey === key);
-    return v && isRoleVerdict(v, role) ? v : undefined;
+  const fold: Fold = {
+    report,
+    criteria,
+    hash,
+    recordedById: new Map(report.findings.map((f) => [f.id, f])),
+    recomputed: [],
+    decisionsChecked: 0,
+    last: null,
   };
-  const recordedById = new Map(report.findings.map((f) => [f.id, f]));
-  const recomputed: FindingRow[] = [];
-  let decisionsChecked = 0;
-  let last: DecideResult['decision'] | null = null;
-  const out = (d: Divergence | null, rounds: number): ReplayResult => ({
-    runId: run.id,
-    identical: d === null,
-    rounds,
-    decisionsChecked,
-    findingsChecked: recomputed.length,
-    divergence: d,
-  });
   const rounds = [...report.rounds].sort((a, b) => a.round - b.round);
-  for (const { round } of rounds) {
-    const review = stage(round, 'review');
-    if (!review) break;
-    // The review planner over the recorded replies: dropped findings (issue 17) and the gates.
-    const calls: ReviewedCall[] = review.verdicts.flatMap((v) => {
-      const verdict = verdictOf(v.callKey, 'reviewer');
-      return verdict ? [{ reviewer: v.reviewer, callKey: v.callKey, reply: verdict.reply }] : [];
-    });
-    const replayed = replayCoverage(review, run.snapshot);
-    const { toGate, dropped } = findingsToGate(calls, replayed.droppedRule, (key, index) =>
-      findingId(run.id, key, index, hash),
-    );
-    if (!same(dropped, review.dropped ?? []))
-      return out(
-        { round, stage: 'review', what: 'dropped findings', recorded: review.dropped, recomputed: dropped },
-        round,
-      );
-    if (review.coverage && !same(replayed.coverage, review.coverage))
-      return out(
-        {
+  const divergence =
+    replayRounds(
+      fold,
+      rounds.map((r) => r.round),
+    ) ?? replayOutcome(fold, rounds.length);
+  return {
+    runId: report.run.id,
+    identical: divergence === null,
+    rounds: divergence?.round ?? rounds.length,
+    decisionsChecked: fold.decisionsChecked,
+    findingsChecked: fold.recomputed.length,
+    divergence,
+  };
+}
+
+function replayRounds(fold: Fold, rounds: number[]): Divergence | null {
+  for (const round of rounds) {
+    const review = stageOf(fold.report.stages, round, 'review');
+    if (!review) return null;
+    const replayed = replayCoverage(review, fold.report.run.snapshot);
+    const d = replayReview(fold, round, review, replayed) ?? replayRefute(fold, round);
+    if (d) return d;
+    const decide = stageOf(fold.report.stages, round, 'decide');
+    if (!decide) return null;
+    const dd = replayDecide(fold, round, decide, replayed);
+    if (dd) return dd;
+  }
+  return null;
+}
+
+function verdictOf<R extends Role>(fold: Fold, key: string, role: R): VerdictRowOf<R> | undefined {
+  const v = fold.report.verdicts.find((x) => x.callKey === key);
+  return v && isRoleVerdict(v, role) ? v : undefined;
+}
+
+/** The review planner over the recorded replies: dropped findings (issue 17), coverage and the gates. */
+function replayReview(
+  fold: Fold,
+  round: number,
+  review: ReviewResult,
+  replayed: ReplayedCoverage,
+): Divergence | null {
+  const { run } = fold.report;
+  const calls: ReviewedCall[] = review.verdicts.flatMap((v) => {
+    const verdict = verdictOf(fold, v.callKey, 'reviewer');
+    return verdict ? [{ reviewer: v.reviewer, callKey: v.callKey, reply: verdict.reply }] : [];
+  });
+  const { toGate, dropped } = findingsToGate(calls, replayed.droppedRule, (key, index) =>
+    findingId(run.id, key, index, fold.hash),
+  );
+  if (!same(dropped, review.dropped ?? []))
+    return diverged(round, 'review', 'dropped findings', review.dropped, dropped);
+  if (review.coverage && !same(replayed.coverage, review.coverage))
+    return diverged(round, 'review', 'coverage', review.coverage, replayed.coverage);
+  const gated = gateFindings(toGate, review.scope, fold.criteria, run.snapshot.policy);
+  // In recorded order: the first call whose verdict is missing, or the first finding gated otherwise.
+  for (const v of review.verdicts) {
+    if (!verdictOf(fold, v.callKey, 'reviewer'))
+      return diverged(round, 'review', `verdict ${v.callKey} missing`, v, null);
+    for (const g of gated.filter((x) => x.callKey === v.callKey)) {
+      const rec = fold.recordedById.get(g.id);
+      if (!rec || !same(rec.gate, g.gate) || rec.severity !== g.severity) {
+        return diverged(
           round,
-          stage: 'review',
-          what: 'coverage',
-          recorded: review.coverage,
-          recomputed: replayed.coverage,
-        },
-        round,
-      );
-    const gated = gateFindings(toGate, review.scope, criteria, policy);
-    // In recorded order: the first call whose verdict is missing, or the first finding gated otherwise.
-    for (const v of review.verdicts) {
-      if (!verdictOf(v.callKey, 'reviewer'))
-        return out(
-          { round, stage: 'review', what: `verdict ${v.callKey} missing`, recorded: v, recomputed: null },
-          round,
+          'review',
+          `gating of finding ${g.id}`,
+          rec ? { gate: rec.gate, severity: rec.severity } : null,
+          { gate: g.gate, severity: g.severity },
         );
-      for (const g of gated.filter((x) => x.callKey === v.callKey)) {
-        const rec = recordedById.get(g.id);
-        if (!rec || !same(rec.gate, g.gate) || rec.severity !== g.severity) {
-          return out(
-            {
-              round,
-              stage: 'review',
-              what: `gating of finding ${g.id}`,
-              recorded: rec ? { gate: rec.gate, severity: rec.severity } : null,
-              recomputed: { gate: g.gate, severity: g.severity },
-            },
-            round,
-          );
-        }
-        recomputed.push({
-          ...rec,
-          gate: g.gate,
-          severity: g.severity,
-          refutation: null,
-          dispute: null,
-          settlement: null,
-        });
       }
-    }
-    for (const rec of report.findings) {
-      if (rec.round === round && rec.reviewer === CONTROLLER_REVIEWER)
-        recomputed.push({ ...rec, refutation: null, dispute: null, settlement: null });
-    }
-    // The refute planner over the refuter's verdicts.
-    const refute = stage(round, 'refute');
-    for (const d of refute?.decisions ?? []) {
-      const verdict = verdictOf(d.callKey, 'refuter');
-      const f = recomputed.find((x) => x.id === d.findingId);
-      if (!verdict || !f)
-        return out(
-          { round, stage: 'refute', what: `refutation of ${d.findingId}`, recorded: d, recomputed: null },
-          round,
-        );
-      f.refutation = refutationOf(verdict.reply, {
-        callKey: d.callKey,
-        refuter: refute?.refuter ?? 'refuter',
-        modelId: verdict.modelId,
+      fold.recomputed.push({
+        ...rec,
+        gate: g.gate,
+        severity: g.severity,
+        refutation: null,
+        dispute: null,
+        settlement: null,
       });
-      const rec = recordedById.get(f.id);
-      if (rec?.refutation?.decision !== f.refutation.decision) {
-        return out(
-          {
-            round,
-            stage: 'refute',
-            what: `refutation of ${f.id}`,
-            recorded: rec?.refutation?.decision ?? null,
-            recomputed: f.refutation.decision,
-          },
-          round,
-        );
-      }
     }
-    // The decide planner over the recomputed findings and the recorded evidence.
-    const decide = stage(round, 'decide');
-    if (!decide) break;
-    for (const f of recomputed) {
-      const s = decide.settlements[f.id];
-      f.settlement = s ? { by: '(recorded)', decision: s, note: null, at: 0 } : null;
-      f.dispute = null;
-      for (let r = 1; r < round; r++) {
-        const d = stage(r, 'fix')?.disputes.find((x) => x.findingId === f.id);
-        if (d) f.dispute = { reason: d.reason };
-      }
-    }
-    const prev = round > 1 ? stage(round - 1, 'decide') : undefined;
-    const plan = planDecision({
-      round,
-      findings: recomputed,
-      sameClaim: (f) => findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash),
-      progressFacts: decide.progressFacts,
-      progressBefore: prev?.progress ?? [],
-      budgets: run.snapshot.budgets,
-      hasFixer: run.snapshot.fixer !== null,
-      reviewsComplete: true,
-      coverageComplete: roundCoverageComplete(
-        replayed.coverage ? { coverage: replayed.coverage } : undefined,
-        run.snapshot,
-      ),
-      stopWindow: policy.stopWindow,
-      // Invariant 12: every verdict recorded before this decision (this round's fix comes after it).
-      spentUsd: spendOf(
-        report.verdicts
-          .filter((v) => v.round < round || (v.round === round && v.stage !== 'fix'))
-          .map((v) => v.costUsd),
-      ),
+  }
+  for (const rec of fold.report.findings) {
+    if (rec.round === round && rec.reviewer === CONTROLLER_REVIEWER)
+      fold.recomputed.push({ ...rec, refutation: null, dispute: null, settlement: null });
+  }
+  return null;
+}
+
+/** The refute planner over the refuter's verdicts. */
+function replayRefute(fold: Fold, round: number): Divergence | null {
+  const refute = stageOf(fold.report.stages, round, 'refute');
+  for (const d of refute?.decisions ?? []) {
+    const verdict = verdictOf(fold, d.callKey, 'refuter');
+    const f = fold.recomputed.find((x) => x.id === d.findingId);
+    if (!verdict || !f) return diverged(round, 'refute', `refutation of ${d.findingId}`, d, null);
+    f.refutation = refutationOf(verdict.reply, {
+      callKey: d.callKey,
+      refuter: refute?.refuter ?? 'refuter',
+      modelId: verdict.modelId,
     });
-    if (decide.progressFacts && !same(plan.evidence, decide.evidence))
-      return out(
-        {
-          round,
-          stage: 'decide',
-          what: 'progress evidence',
-          recorded: decide.evidence,
-          recomputed: plan.evidence,
-        },
+    const rec = fold.recordedById.get(f.id);
+    if (rec?.refutation?.decision !== f.refutation.decision)
+      return diverged(
         round,
+        'refute',
+        `refutation of ${f.id}`,
+        rec?.refutation?.decision ?? null,
+        f.refutation.decision,
       );
-    decisionsChecked++;
-    if (!same(plan.openBlockers, decide.openBlockers))
-      return out(
-        {
-          round,
-          stage: 'decide',
-          what: 'open blockers',
-          recorded: decide.openBlockers,
-          recomputed: plan.openBlockers,
-        },
-        round,
-      );
-    if (!same(plan.decision, decide.decision))
-      return out(
-        { round, stage: 'decide', what: 'decision', recorded: decide.decision, recomputed: plan.decision },
-        round,
-      );
-    last = plan.decision;
   }
-  if (run.status === 'completed') {
-    const outcome = last?.kind === 'stop' ? { outcome: last.outcome, stopReason: last.stopReason } : null;
-    if (!outcome || outcome.outcome !== run.outcome || outcome.stopReason !== run.stopReason) {
-      return out(
-        {
-          round: rounds.length,
-          stage: 'end',
-          what: 'outcome',
-          recorded: { outcome: run.outcome, stopReason: run.stopReason },
-          recomputed: outcome,
-        },
-        rounds.length,
-      );
+  return null;
+}
+
+/** The decide planner over the recomputed findings and the recorded evidence. */
+function replayDecide(
+  fold: Fold,
+  round: number,
+  decide: DecideResult,
+  replayed: ReplayedCoverage,
+): Divergence | null {
+  const { report } = fold;
+  const { run } = report;
+  const stage = <S extends Stage>(r: number, name: S) => stageOf(report.stages, r, name);
+  for (const f of fold.recomputed) {
+    const s = decide.settlements[f.id];
+    f.settlement = s ? { by: '(recorded)', decision: s, note: null, at: 0 } : null;
+    f.dispute = null;
+    for (let r = 1; r < round; r++) {
+      const d = stage(r, 'fix')?.disputes.find((x) => x.findingId === f.id);
+      if (d) f.dispute = { reason: d.reason };
     }
   }
-  return out(null, rounds.length);
+  const prev = round > 1 ? stage(round - 1, 'decide') : undefined;
+  const plan = planDecision({
+    round,
+    findings: fold.recomputed,
+    sameClaim: (f) => findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, fold.hash),
+    progressFacts: decide.progressFacts,
+    progressBefore: prev?.progress ?? [],
+    budgets: run.snapshot.budgets,
+    hasFixer: run.snapshot.fixer !== null,
+    reviewsComplete: true,
+    coverageComplete: roundCoverageComplete(
+      replayed.coverage ? { coverage: replayed.coverage } : undefined,
+      run.snapshot,
+    ),
+    stopWindow: run.snapshot.policy.stopWindow,
+    // Invariant 12: every verdict recorded before this decision (this round's fix comes after it).
+    spentUsd: spendOf(
+      report.verdicts
+        .filter((v) => v.round < round || (v.round === round && v.stage !== 'fix'))
+        .map((v) => v.costUsd),
+    ),
+  });
+  if (decide.progressFacts && !same(plan.evidence, decide.evidence))
+    return diverged(round, 'decide', 'progress evidence', decide.evidence, plan.evidence);
+  fold.decisionsChecked++;
+  if (!same(plan.openBlockers, decide.openBlockers))
+    return diverged(round, 'decide', 'open blockers', decide.openBlockers, plan.openBlockers);
+  if (!same(plan.decision, decide.decision))
+    return diverged(round, 'decide', 'decision', decide.decision, plan.decision);
+  fold.last = plan.decision;
+  return null;
+}
+
+/** A completed run's outcome is the last decision's stop. */
+function replayOutcome(fold: Fold, rounds: number): Divergence | null {
+  const { run } = fold.report;
+  if (run.status !== 'completed') return null;
+  const last = fold.last;
+  const outcome = last?.kind === 'stop' ? { outcome: last.outcome, stopReason: last.stopReason } : null;
+  if (outcome && outcome.outcome === run.outcome && outcome.stopReason === run.stopReason) return null;
+  return diverged(rounds, 'end', 'outcome', { outcome: run.outcome, stopReason: run.stopReason }, outcome);
 }
