@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // dist/ is built once, here, before any file runs; no test file rebuilds it under the others.
+    globalSetup: ['./test/global-build.ts'],
     // Limits, never verdicts: generous enough that a 2-core machine kept busy by other work passes
     // what an idle one does (tests are bounded by case counts; a hang still fails, only later).
     testTimeout: 180_000,

@@ -11,17 +11,14 @@
  * const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
  * ```
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import {
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
-  statSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -262,49 +259,7 @@ export function runCli(
   });
 }
 
-/** Rebuilds dist/ when any file in src/ is newer than the CLI entry (one builder at a time). */
-export function ensureBuilt(): void {
-  const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
-      const p = join(dir, e.name);
-      return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-    }, 0);
-  // The build this helper made (its marker) or the one `npm test` made before vitest (the CLI's
-  // mtime): either is fresh when no file in src/ is newer. Trusting only the marker rebuilt
-  // dist/ in the middle of every fresh-clone suite, under the kill harness's CLIs, which then
-  // loaded half-written modules and exited 70 (seen in crash.test on a busy machine).
-  const marker = join(ROOT, 'dist', '.test-loop-built');
-  const builtAt = () =>
-    Math.max(existsSync(marker) ? statSync(marker).mtimeMs : 0, existsSync(CLI) ? statSync(CLI).mtimeMs : 0);
-  const stale = () => !existsSync(CLI) || builtAt() < newest(join(ROOT, 'src'));
-  if (!stale()) return;
-  const started = new Date();
-  const lock = join(ROOT, '.build-lock-test-loop');
-  for (let i = 0; ; i++) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (i > 600) throw new Error('build lock held too long');
-      execFileSync('sleep', ['0.2']);
-    }
-  }
-  try {
-    // Another engineer's half-done file may fail type-checking; tsc still emits, so a failed build with a CLI present is used.
-    if (stale()) {
-      try {
-        execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-      } catch (err) {
-        if (!existsSync(CLI)) throw err;
-      }
-      writeFileSync(marker, '');
-      // Stamped with the build's start: a file edited during the build still counts as newer.
-      utimesSync(marker, started, started);
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
+export { ensureBuilt } from '../helpers/build.js';
 
 export interface InProcess {
   store: Store;

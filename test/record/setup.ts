@@ -4,7 +4,7 @@
  * `feature` branch with the change and one fix commit, checked out at the fix.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunReport } from '../../src/core/run-report.js';
@@ -20,18 +20,7 @@ import { sampleReport } from '../report/fixtures.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const MAIN_JS = join(ROOT, 'dist/cli/main.js');
 
-/** CLI tests run the compiled CLI (npm test builds first); build once if dist is missing. */
-export function ensureBuilt(): void {
-  if (!existsSync(MAIN_JS))
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: ROOT,
-        stdio: 'ignore',
-      },
-    );
-}
+export { ensureBuilt } from '../helpers/build.js';
 
 export interface Fixture {
   repo: TestRepo;
