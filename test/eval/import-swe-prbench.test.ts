@@ -89,7 +89,7 @@ describe('revloop eval import --format swe-prbench', () => {
         base: MAIN,
         head: PR12,
         upstream: 'https://github.com/acme/ledger/pull/12',
-        // substantive_comment_ids c_1, c_3, c_4, c_5 (c_2, a reply, is not ground truth).
+        // substantive_comment_ids c_1, c_3, c_4, c_5: not c_2 (a reply) nor c_6 (initiating, but praise).
         defects: [
           {
             file: 'ledger.py',

@@ -10,7 +10,7 @@
  * there is listed as not present (in not-present.json and on the command's
  * output), never guessed.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { RevloopError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -20,6 +20,7 @@ import { CorpusError } from '../errors.js';
 import { type ImportedPr, zodIssueAt } from './imported.js';
 import { martianFileSchema, martianPrs } from './martian.js';
 import { placeDefects } from './place-defects.js';
+import { readJsonFile } from './read-json.js';
 import { sweprbenchPrs } from './swe-prbench.js';
 
 export const IMPORT_FORMATS = ['martian', 'swe-prbench'] as const;
@@ -59,14 +60,7 @@ export interface ImportResult {
 /** Each format's reader checks its files' published shape and throws a CorpusError (exit 2) on the first miss. */
 function readPrs(format: ImportFormat, file: string): ImportedPr[] {
   if (format === 'swe-prbench') return sweprbenchPrs(file);
-  if (!existsSync(file)) throw new CorpusError(file, 'no such file');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new CorpusError(file, `not JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-  const res = martianFileSchema.safeParse(raw);
+  const res = martianFileSchema.safeParse(readJsonFile(file));
   if (!res.success) throw new CorpusError(file, zodIssueAt(res.error));
   return martianPrs(res.data);
 }

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CorpusError } from '../errors.js';
 import { type ImportedPr, zodIssueAt } from './imported.js';
+import { readJsonFile } from './read-json.js';
 
 const commit = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-hex commit id');
 
@@ -64,19 +65,10 @@ function groundTruth(a: z.infer<typeof annotationSchema>): Comment[] {
     : a.comments.filter((c) => c.is_initiating_comment === true);
 }
 
-function readJson(file: string, what: string): unknown {
-  if (!existsSync(file)) throw new CorpusError(file, `no such file (${what})`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new CorpusError(file, `not JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-}
-
 function annotationsOf(prsFile: string, lineNo: number, pr: z.infer<typeof prLineSchema>) {
   const file = join(dirname(prsFile), 'annotations', `${pr.task_id}_human.json`);
   const res = annotationSchema.safeParse(
-    readJson(file, `the annotations of ${prsFile} line ${lineNo}, task ${pr.task_id}`),
+    readJsonFile(file, `the annotations of ${prsFile} line ${lineNo}, task ${pr.task_id}`),
   );
   if (!res.success) throw new CorpusError(file, zodIssueAt(res.error));
   return groundTruth(res.data);
