@@ -171,13 +171,23 @@ describe('revloop eval import --format swe-prbench', () => {
     expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1);
   }, 240_000);
 
-  it('without --repos every PR is not present and no corpus is written', () => {
+  it('without --repos every PR is not present and no corpus is written; a rerun with every head fetched leaves no stale list', () => {
     const out = mkdtempSync(join(tmpdir(), 'revloop-swepr-none-'));
+    // An earlier import into the same directory must not read as this one's corpus.
+    writeFileSync(join(out, 'corpus.json'), '{"version":1,"cases":[]}\n');
     const r = revloop(importArgs(PRS, out));
     expect(r.status).toBe(11);
     expect(r.stdout).toContain('imported none of 3 pull request(s): no corpus written');
     expect(r.stdout).toContain('not present: case ledger__12: repository not present: no --repos DIR given');
     expect(existsSync(join(out, 'corpus.json'))).toBe(false);
+    expect(existsSync(join(out, 'not-present.json'))).toBe(true);
+
+    const repos = reposDir();
+    git(join(repos, 'acme', 'ledger'), 'fetch', '-q', 'origin', '+refs/pull/13/head:refs/pull/13/head');
+    const again = revloop(importArgs(PRS, out, '--repos', repos));
+    expect(again.status, again.stdout).toBe(0);
+    expect(again.stdout).toContain('imported 3 of 3 pull request(s)');
+    expect(existsSync(join(out, 'not-present.json'))).toBe(false);
   });
 
   it('a prs.jsonl line not in the published shape: one line naming the file, line and field, exit 2, nothing written', () => {

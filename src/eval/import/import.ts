@@ -10,7 +10,7 @@
  * there is listed as not present (in not-present.json and on the command's
  * output), never guessed.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { RevloopError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -146,7 +146,11 @@ export async function importBenchmark(o: ImportOptions): Promise<ImportResult> {
     corpus = join(out, 'corpus.json');
     writeFileAtomic(corpus, `${JSON.stringify(doc, null, 2)}\n`);
   }
+  // What an earlier import into the same --out left must not outlive this one's answer:
+  // an old corpus.json beside "no corpus written", or an old not-present list beside a complete import.
+  if (corpus === null) rmSync(join(out, 'corpus.json'), { force: true });
   const notPresentFile = notPresent.length > 0 ? join(out, 'not-present.json') : null;
   if (notPresentFile) writeFileAtomic(notPresentFile, `${JSON.stringify(notPresent, null, 2)}\n`);
+  else rmSync(join(out, 'not-present.json'), { force: true });
   return { corpus, cases: cases.length, proseDefects, notPresent, notPresentFile };
 }
