@@ -1,4 +1,5 @@
 /** Configs for eval tests: real subprocess reviewers from test/fixtures/eval, criteria beside them. */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,3 +20,10 @@ export function reviewerConfig(name: string, script: string, extra = ''): string
   );
   return file;
 }
+
+/** The built CLI, with only PATH and HOME from this environment (plus `env`). */
+export const revloop = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+  });

@@ -1,4 +1,4 @@
-/** `revloop eval import --format martian FILE... --out DIR [--repos DIR]`: a downloaded benchmark as a corpus. */
+/** `revloop eval import --format martian|swe-prbench FILE... --out DIR [--repos DIR]`: a downloaded benchmark as a corpus. */
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { IMPORT_FORMATS, type ImportFormat, importBenchmark } from '../../eval/import/import.js';
@@ -31,7 +31,10 @@ const evalImport: Command<EvalOpts> = async (args, opts, io) => {
     );
     for (const n of res.notPresent) io.stdout(terminalSafe(`  not present: case ${n.id}: ${n.problem}\n`));
     if (res.notPresentFile) io.stdout(`listed in ${res.notPresentFile}\n`);
-    if (res.corpus) io.stdout('its defects are prose: measure it with a judge: in --config (docs/eval.md)\n');
+    if (res.corpus && res.proseDefects > 0)
+      io.stdout(
+        `${res.proseDefects} of its defects are prose: measure it with a judge: in --config (docs/eval.md)\n`,
+      );
   }
   return res.notPresent.length === 0 ? Exit.ok : Exit.evalIncomplete;
 };

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { Defect } from '../corpus-schema.js';
-import type { ImportedPr } from './imported.js';
+import { caseIdOf, type ImportedPr } from './imported.js';
 
 const prSchema = z
   .object({
@@ -40,10 +40,10 @@ const SEVERITY: Record<string, Defect['severity']> = {
 export function martianPrs(file: z.infer<typeof martianFileSchema>): ImportedPr[] {
   return file.map((pr) => {
     const [, owner, repo, n] = /github\.com\/([^/]+)\/([^/]+)\/pull\/(\d+)/.exec(pr.url) ?? [];
+    const at = { owner: owner as string, repo: repo as string, number: Number(n) };
     return {
-      owner: owner as string,
-      repo: repo as string,
-      number: Number(n),
+      ...at,
+      id: caseIdOf(at),
       url: pr.url,
       title: pr.pr_title,
       base: null,
