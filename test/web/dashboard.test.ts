@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roundLog } from '../../src/core/run-report.js';
 import { runDemo } from '../../src/demo/run-demo.js';
@@ -19,8 +19,10 @@ import {
   ensureArtifactsDir,
   hostileRun,
   launchBrowser,
+  openPage as openPageOf,
   PAYLOAD,
   ROOT,
+  text,
 } from './support.js';
 
 interface Served {
@@ -43,25 +45,7 @@ async function serve(dir: string): Promise<Served> {
 }
 
 /** A page that fails the test on any script error or CSP violation. */
-async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(url);
-  return { page, problems };
-}
-
-/** Rendered text of a locator. */
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
-const text = (l: Locator): Promise<string> => l.innerText();
+const openPage = (url: string) => openPageOf(browser, url);
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });

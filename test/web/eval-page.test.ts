@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Evaluation, evaluate } from '../../src/eval/evaluate.js';
 import { OVERALL } from '../../src/eval/scores.js';
@@ -16,7 +16,14 @@ import { MemoryStore } from '../../src/store/memory.js';
 import { loadEvalReports } from '../../src/web/eval-reports.js';
 import { type RunningUi, startUi } from '../../src/web/start.js';
 import { CORPUS, reviewerConfig } from '../eval/support.js';
-import { builtCli, compileForBrowser, ensureArtifactsDir, launchBrowser } from './support.js';
+import {
+  builtCli,
+  compileForBrowser,
+  ensureArtifactsDir,
+  launchBrowser,
+  openPage as openPageOf,
+  text,
+} from './support.js';
 
 const shipped = JSON.parse(readFileSync(join(CORPUS, 'corpus.json'), 'utf8'));
 
@@ -50,24 +57,8 @@ let complete: Evaluation;
 let partial: Evaluation;
 let shots: string;
 
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
-const text = (l: Locator): Promise<string> => l.innerText();
-
-async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(url);
-  return { page, problems };
-}
+/** A page that fails the test on any script error or CSP violation. */
+const openPage = (url: string) => openPageOf(browser, url);
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
@@ -91,6 +91,27 @@ export async function launchBrowser(): Promise<Browser> {
     ],
   });
 }
+
+/** A page of `browser` at `url` whose `problems` collect every script error and CSP violation, for the test to assert empty. */
+export async function openPage(browser: Browser, url: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Rendered text of a locator. */
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
+export const text = (l: Locator): Promise<string> => l.innerText();
 
 /** What a hostile reviewer writes: markup that would run if the page ever parsed it as HTML. */
 export const PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
