@@ -37,6 +37,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
+import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
   type Raw,
   toAttempt,
@@ -365,19 +366,9 @@ export class SqliteStore implements Store {
       if (endsAttempt !== undefined)
         this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
       const n = this.exec(
-        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+        `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        v.callKey,
-        v.runId,
-        v.round,
-        v.stage,
-        v.role,
-        v.reviewer,
-        v.revision,
-        v.promptDigest,
-        v.modelId,
-        toJson(v.reply),
-        v.costUsd,
+        ...verdictValues(v),
         this.now(),
       );
       // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
@@ -551,18 +542,9 @@ export class SqliteStore implements Store {
     return this.write(() => {
       if (!this.one('SELECT 1 AS x FROM runs WHERE id = ?', j.runId)) throw new UnknownRunError(j.runId);
       const n = this.exec(
-        `INSERT INTO judgements (call_key, run_id, case_id, judge, finding, defect, prompt_digest, model_id, reply, cost_usd, recorded_at)
+        `INSERT INTO judgements (${JUDGEMENT_COLUMNS}, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        j.callKey,
-        j.runId,
-        j.caseId,
-        j.judge,
-        j.finding,
-        j.defect,
-        j.promptDigest,
-        j.modelId,
-        toJson(j.reply),
-        j.costUsd,
+        ...judgementValues(j),
         this.now(),
       );
       return {
