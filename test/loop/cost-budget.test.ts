@@ -5,7 +5,7 @@
  * Real git, real subprocess reviewers replying with a cost, the CLI as a real
  * process, the SQLite ledger; every run is replayed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import {
   baseConfig,
@@ -14,20 +14,17 @@ import {
   findings,
   inProcess,
   makeReviewRepo,
-  pass,
+  paid,
   type ReviewRepo,
   raceFinding,
+  reposRemovedAfterAll,
   runCli,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 const budgets = { rounds: 3, wallSeconds: 600, costUsd: 5 };
-const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
 
 async function ledgerRun(r: ReviewRepo, runId: string) {
   const p = await inProcess(r.dir);

@@ -27,6 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { replayRun } from '../../src/core/replay.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
@@ -117,6 +118,15 @@ export interface ReviewRepoOptions {
   ignoreState?: boolean;
 }
 
+/** The review repositories a test file makes (push each as it is made), removed after its tests. */
+export function reposRemovedAfterAll(): ReviewRepo[] {
+  const repos: ReviewRepo[] = [];
+  afterAll(async () => {
+    for (const r of repos) await r.cleanup();
+  });
+  return repos;
+}
+
 /** Config, criteria and a base file on `main`; the change on `branch` (checked out). */
 export async function makeReviewRepo(o: ReviewRepoOptions): Promise<ReviewRepo> {
   const repo = await makeRepo();
@@ -182,6 +192,9 @@ function readdirSafe(p: string): string[] {
 }
 
 export const pass = { verdict: 'pass', findings: [] };
+
+/** A subprocess agent's passing reply that reports `costUsd` spent. */
+export const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
 
 /** A concrete MAJOR finding on the race in HEAD_FILE. */
 export const raceFinding = (extra: Record<string, unknown> = {}) => ({

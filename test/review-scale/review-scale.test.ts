@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callKey } from '../../src/core/keys.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import type { ReviewResult } from '../../src/core/stage-results.js';
@@ -20,22 +20,20 @@ import {
   findings,
   inProcess,
   makeReviewRepo,
+  paid,
   pass,
   type ReviewRepo,
   ROOT,
+  reposRemovedAfterAll,
   review,
   runCli,
 } from '../loop/helpers.js';
 
 const RENDEZVOUS = join(ROOT, 'test/fixtures/scale/rendezvous-reviewer.mjs');
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 300_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 const fast = { retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 } };
-const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
 
 /** `lines` changed lines of about 60 bytes each: a file's diff of roughly lines × 60 bytes. */
 const body = (tag: string, lines: number) =>
