@@ -4,7 +4,7 @@
  * `--against` side, one incomplete), served by the real server and read in
  * headless Chromium; then `revloop ui --eval DIR` as a user starts it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import {
   launchBrowser,
   openPage as openPageOf,
   text,
+  uiProcess,
 } from './support.js';
 
 const shipped = JSON.parse(readFileSync(join(CORPUS, 'corpus.json'), 'utf8'));
@@ -166,28 +167,12 @@ describe('revloop ui --eval', () => {
   it('serves the reports given as a directory, and the page links from the nav', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'revloop-evalpage-repo-'));
     spawnSync('git', ['init', '-q', repo]);
-    const child = spawn(
-      process.execPath,
-      [builtCli(), 'ui', '--port', '0', '--repo', repo, '--eval', reportsDir],
-      {
-        env: { PATH: process.env.PATH },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const code = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+    const ui = uiProcess(['--port', '0', '--repo', repo, '--eval', reportsDir]);
     try {
       await expect
-        .poll(() => out, { timeout: 20_000 })
+        .poll(ui.out, { timeout: 20_000 })
         .toMatch(/2 eval report\(s\) at http:\/\/127\.0\.0\.1:\d+\/eval\n/);
-      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)![0];
+      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(ui.out())![0];
       const list = (await (await fetch(`${url}api/evals`)).json()) as {
         reports: { file: string; complete: boolean }[];
       };
@@ -200,10 +185,10 @@ describe('revloop ui --eval', () => {
       expect(shell).toContain('/js/web/client/eval-page.js');
       expect(shell).toContain('href="/eval" aria-current="page"');
     } finally {
-      child.kill('SIGTERM');
+      ui.child.kill('SIGTERM');
     }
-    expect(await code).toBe(0);
-    expect(err).toBe('');
+    expect(await ui.exited).toBe(0);
+    expect(ui.err()).toBe('');
   }, 60_000);
 
   it('a file that is not an eval report: one line naming it, exit 2', () => {

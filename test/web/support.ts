@@ -3,7 +3,7 @@
  * modules, real ledgers made by the demo and by a hostile scripted
  * reviewer, and a headless Chromium.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -74,6 +74,28 @@ export function builtCli(): string {
   }
   for (const o of outputs) if (!existsSync(o)) throw new Error(`the build did not produce ${o}`);
   return outputs[0]!;
+}
+
+/** `revloop ui` with `args` as a user starts it (the built CLI, PATH only), its output gathered. */
+export function uiProcess(
+  args: string[],
+  cwd?: string,
+): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [builtCli(), 'ui', ...args], {
+    ...(cwd ? { cwd } : {}),
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  let err = '';
+  child.stderr?.on('data', (d) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+  return { child, out: () => out, err: () => err, exited };
 }
 
 export async function launchBrowser(): Promise<Browser> {
