@@ -360,10 +360,25 @@ export async function review(
 ): Promise<RunOutcome> {
   const res = await reviewRevision(p.deps, { repoDir: dir, headRef: 'topic', configFrom: 'base', ...req });
   if (res.kind !== 'run') throw new Error(`admission deferred: ${res.detail}`);
-  const report = await loadRunReport(p.store, res.run.id);
+  return { ...res, report: await replayedReport(p, res.run.id) };
+}
+
+/** The report of run `runId` in `p`'s ledger, its replay checked (invariant 6). */
+export async function replayedReport(p: InProcess, runId: string): Promise<RunReport> {
+  const report = await loadRunReport(p.store, runId);
   if (!report) throw new Error('run vanished');
   await expectReplayIdentical(p.deps, report);
-  return { ...res, report };
+  return report;
+}
+
+/** {@link replayedReport} of a run made elsewhere (by the CLI, say) in the ledger of `r`. */
+export async function replayedReportIn(r: ReviewRepo, runId: string): Promise<RunReport> {
+  const p = await inProcess(r.dir);
+  try {
+    return await replayedReport(p, runId);
+  } finally {
+    await p.close();
+  }
 }
 
 /**
