@@ -108,6 +108,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   }
 }
 
+const hasBytes = (file: string): boolean => existsSync(file) && statSync(file).size > 0;
+
 /**
  * A read-only connection. SQLite opens a WAL ledger read-only in place only
  * when its `-shm` file exists or can be made; on a read-only file system after
@@ -126,8 +128,16 @@ function openForReading(path: string, busy: number): Database.Database {
   } catch (err) {
     db?.close();
     const code = String((err as { code?: unknown }).code ?? '');
-    const walPending = existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
-    if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || walPending) throw err;
+    // A write killed before the ledger was in WAL mode (its creation, say) left a hot rollback
+    // journal: the ledger's committed state is the main file with the journal rolled back,
+    // which only a writer does. Its main file alone may hold half of that write, so it is not
+    // read in its place either.
+    if (code === 'SQLITE_READONLY_ROLLBACK' || hasBytes(`${path}-journal`))
+      throw new StoreReadonlyError(
+        path,
+        `a write to it was interrupted (SQLite left its rollback journal ${path}-journal); the next command that writes the ledger (revloop review, resume or ui) rolls it back`,
+      );
+    if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || hasBytes(`${path}-wal`)) throw err;
     const bytes = readFileSync(path);
     if (bytes.length > 19 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
     const copy = new Database(bytes, { readonly: true });
