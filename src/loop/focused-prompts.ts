@@ -11,13 +11,12 @@ import type { DiffSection } from '../core/chunks.js';
 import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
 import type { FileContext } from '../core/file-context.js';
 import { type FocusWanted, focusDiff } from '../core/focused-diff.js';
-import { ignoreLineFor } from '../core/ignore.js';
 import type { DiffFocus } from '../core/prompt.js';
-import { unfinishedEnd } from '../core/run-state.js';
 import type { ReportedFinding } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import { apiReviewContext } from './api-review-context.js';
-import { type RunContext, RunEnd } from './run-context.js';
+import { tooLargeForOneCall } from './review-plan.js';
+import type { RunContext } from './run-context.js';
 
 export interface PromptDiff {
   diff: string;
@@ -56,14 +55,7 @@ function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): PromptDi
   const limit = ctx.snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   if (Buffer.byteLength(diff, 'utf8') <= limit) return { diff };
   const got = focusDiff(sectionsOf(ctx, diff, limit), wanted, limit);
-  if (!got.ok)
-    throw new RunEnd(
-      unfinishedEnd(
-        'failed',
-        'missing_context',
-        `${got.path}: ${got.bytes} bytes of its diff cannot be split below review.chunkBytes (${limit}); to leave it out of the review, add to the config: ${ignoreLineFor(got.path)}`,
-      ),
-    );
+  if (!got.ok) throw tooLargeForOneCall(got, limit);
   return { diff: got.text, focus: { files: got.files, omitted: got.omitted } };
 }
 

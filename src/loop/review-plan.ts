@@ -34,13 +34,20 @@ export function planReview(snapshot: Snapshot, diff: string, sections: Git['diff
   // Nothing ignored: the sections are the whole diff, so one chunk's text is the diff, byte for byte.
   const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
   const plan = planChunks(kept, limit);
-  if (!plan.ok)
-    throw new RunEnd(
-      unfinishedEnd(
-        'failed',
-        'missing_context',
-        `${plan.path}: ${plan.bytes} bytes of its diff cannot be split below review.chunkBytes (${limit}); to leave it out of the review, add to the config: ${ignoreLineFor(plan.path)}`,
-      ),
-    );
+  if (!plan.ok) throw tooLargeForOneCall(plan, limit);
   return { files, ignored, chunks: plan.chunks, isIgnored };
 }
+
+/**
+ * Invariant 15: a file whose smallest piece no call can carry fails the run
+ * `missing_context`, naming the `ignore:` line that would leave it out (the
+ * review's chunks and the refuter's and fixer's focused diffs alike).
+ */
+export const tooLargeForOneCall = (file: { path: string; bytes: number }, limit: number): RunEnd =>
+  new RunEnd(
+    unfinishedEnd(
+      'failed',
+      'missing_context',
+      `${file.path}: ${file.bytes} bytes of its diff cannot be split below review.chunkBytes (${limit}); to leave it out of the review, add to the config: ${ignoreLineFor(file.path)}`,
+    ),
+  );

@@ -15,15 +15,10 @@ import { splitPrompt } from '../core/prompt.js';
 import { describeUsage, type TokenUsage, usageCost } from '../core/token-cost.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import type { ReviewerContext } from './command.js';
-import { type CallDeadline, startDeadline } from './deadline.js';
-import { createHttpReviewer, stoppedBy, streamFailure } from './http-reviewer.js';
+import type { CallDeadline } from './deadline.js';
+import { createHttpReviewer, firstEventHook, streamedCall, streamFailure } from './http-reviewer.js';
 import { fail, finishText } from './reply-result.js';
-import {
-  type Refused,
-  refusesStructuredOutput,
-  replySchema,
-  structuredOrPlain,
-} from './structured-output.js';
+import { type Refused, replySchema } from './structured-output.js';
 
 export const DEFAULT_ANTHROPIC_KEY_ENV = 'ANTHROPIC_API_KEY';
 /** The Messages API requires max_tokens; a review reply rarely needs more. */
@@ -39,8 +34,6 @@ interface Streamed {
   toolJson: string | null;
   stopReason: string | null;
   sawStop: boolean;
-  /** A reply event arrived: the endpoint has read (and cached) the prompt. */
-  sawFirst: boolean;
   model: string | null;
   usage: TokenUsage;
 }
@@ -51,30 +44,21 @@ async function callAnthropic(
   label: string,
   apiKey: string,
 ): Promise<CallResult> {
-  const deadline = startDeadline(req.deadlineMs, req.signal);
-  const stopped = (): CallResult | null => stoppedBy(deadline, label);
-  let got: Streamed | CallResult;
-  let note: string | undefined;
-  try {
-    const early = stopped();
-    if (early) return early;
-    const { default: Anthropic } = await import('@anthropic-ai/sdk');
-    const client = new Anthropic({
-      apiKey,
-      baseURL: cfg.baseURL ?? 'https://api.anthropic.com',
-      maxRetries: 0,
-      timeout: Math.max(1, deadline.remainingMs),
-      logLevel: 'off',
-    });
-    ({ got, fallback: note } = await structuredOrPlain(label, (structured) =>
-      stream(client, cfg, req, label, deadline, structured),
-    ));
-  } finally {
-    deadline.dispose();
-  }
-  if ('ok' in got) return got;
-  const s = stopped();
-  if (s) return s;
+  const framed = await streamedCall(
+    req,
+    label,
+    apiKey,
+    async (options) => {
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      return new Anthropic({
+        ...options,
+        baseURL: cfg.baseURL ?? 'https://api.anthropic.com',
+      });
+    },
+    (client, deadline, structured) => stream(client, cfg, req, label, deadline, structured),
+  );
+  if ('ok' in framed) return framed;
+  const { streamed: got, note } = framed;
   const { stopReason } = got;
   if (stopReason === 'refusal') return fail('refused', label, 'the model refused (stop_reason "refusal")');
   if (stopReason === 'max_tokens' || stopReason === 'model_context_window_exceeded')
@@ -123,11 +107,11 @@ async function stream(
     toolJson: null,
     stopReason: null,
     sawStop: false,
-    sawFirst: false,
     model: null,
     usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 },
   };
   let started = false;
+  const firstEvent = firstEventHook(req);
   const toolBlocks = new Set<number>();
   try {
     const { name, schema } = replySchema(req.role);
@@ -157,10 +141,7 @@ async function stream(
     );
     started = true;
     for await (const ev of events) {
-      if (!out.sawFirst) {
-        out.sawFirst = true;
-        req.onFirstBytes?.();
-      }
+      firstEvent();
       if (ev.type === 'message_start') {
         out.model = ev.message.model || null;
         const u = ev.message.usage;
@@ -194,9 +175,7 @@ async function stream(
       }
     }
   } catch (err) {
-    const refused = structured && !started ? refusesStructuredOutput(err) : null;
-    if (refused) return { refusedStructured: refused };
-    return stoppedBy(deadline, label) ?? streamFailure(err, started, label);
+    return streamFailure(err, { started, structured, deadline, label });
   }
   return out;
 }

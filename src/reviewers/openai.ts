@@ -14,15 +14,10 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import { describeUsage, type TokenUsage, usageCost } from '../core/token-cost.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import type { ReviewerContext } from './command.js';
-import { type CallDeadline, startDeadline } from './deadline.js';
-import { createHttpReviewer, stoppedBy, streamFailure } from './http-reviewer.js';
+import type { CallDeadline } from './deadline.js';
+import { createHttpReviewer, firstEventHook, streamedCall, streamFailure } from './http-reviewer.js';
 import { fail, finishText } from './reply-result.js';
-import {
-  type Refused,
-  refusesStructuredOutput,
-  replySchema,
-  structuredOrPlain,
-} from './structured-output.js';
+import { type Refused, replySchema } from './structured-output.js';
 
 export const DEFAULT_OPENAI_KEY_ENV = 'OPENAI_API_KEY';
 
@@ -44,33 +39,23 @@ async function callOpenAI(
   label: string,
   apiKey: string,
 ): Promise<CallResult> {
-  const deadline = startDeadline(req.deadlineMs, req.signal);
-  const stopped = (): CallResult | null => stoppedBy(deadline, label);
-  let got: Streamed | CallResult;
-  let note: string | undefined;
-  try {
-    const early = stopped();
-    if (early) return early;
-    const { default: OpenAI } = await import('openai');
-    const client = new OpenAI({
-      apiKey,
-      baseURL: cfg.baseURL ?? 'https://api.openai.com/v1',
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: Math.max(1, deadline.remainingMs),
-      logLevel: 'off',
-    });
-    ({ got, fallback: note } = await structuredOrPlain(label, (structured) =>
-      stream(client, cfg, req, label, deadline, structured),
-    ));
-  } finally {
-    deadline.dispose();
-  }
-  if ('ok' in got) return got;
-  // The SDK ends an aborted stream quietly, so the deadline is checked after the loop too.
-  const s = stopped();
-  if (s) return s;
+  const framed = await streamedCall(
+    req,
+    label,
+    apiKey,
+    async (options) => {
+      const { default: OpenAI } = await import('openai');
+      return new OpenAI({
+        ...options,
+        baseURL: cfg.baseURL ?? 'https://api.openai.com/v1',
+        organization: null,
+        project: null,
+      });
+    },
+    (client, deadline, structured) => stream(client, cfg, req, label, deadline, structured),
+  );
+  if ('ok' in framed) return framed;
+  const { streamed: got, note } = framed;
   if (got.refusal) return fail('refused', label, `the model refused: ${got.refusal.slice(0, 300)}`);
   if (got.finishReason === 'content_filter')
     return fail('refused', label, 'the reply was withheld by a content filter');
@@ -126,12 +111,9 @@ async function stream(
       { signal: deadline.signal },
     );
     started = true;
-    let first = true;
+    const firstEvent = firstEventHook(req);
     for await (const chunk of chunks) {
-      if (first) {
-        first = false;
-        req.onFirstBytes?.();
-      }
+      firstEvent();
       if (!out.model && chunk.model) out.model = chunk.model;
       const choice = chunk.choices?.[0];
       if (choice?.delta?.content) out.content += choice.delta.content;
@@ -150,9 +132,7 @@ async function stream(
       }
     }
   } catch (err) {
-    const refused = structured && !started ? refusesStructuredOutput(err) : null;
-    if (refused) return { refusedStructured: refused };
-    return stoppedBy(deadline, label) ?? streamFailure(err, started, label);
+    return streamFailure(err, { started, structured, deadline, label });
   }
   return out;
 }

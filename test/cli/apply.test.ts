@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BASE_FILE,
   baseConfig,
@@ -19,16 +19,13 @@ import {
   HEAD_FILE,
   makeReviewRepo,
   pass,
-  type ReviewRepo,
   raceFinding,
+  reposRemovedAfterAll,
   runCli,
 } from '../loop/helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 /** A change on `topic` (checked out) whose first round has a blocker the fixer fixes; round 2 passes. */
 async function fixingRepo(fixerWrites: Record<string, string> = { 'src/calc.js': FIXED_FILE }) {

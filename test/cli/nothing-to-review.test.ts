@@ -6,7 +6,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   baseConfig,
   type CliResult,
@@ -16,14 +16,12 @@ import {
   makeReviewRepo,
   pass,
   type ReviewRepo,
+  reposRemovedAfterAll,
   runCli,
 } from '../loop/helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 async function emptyBranch() {
   const r = await makeReviewRepo({ config: (a) => baseConfig(a) });

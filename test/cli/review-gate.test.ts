@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   baseConfig,
   type CliResult,
@@ -18,14 +18,12 @@ import {
   type ReviewRepo,
   type ReviewRepoOptions,
   raceFinding,
+  reposRemovedAfterAll,
   runCli,
 } from '../loop/helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 600_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 async function reviewWith(
   plan: Plan,

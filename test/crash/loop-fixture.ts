@@ -15,7 +15,7 @@ import type { LoopDeps } from '../../src/loop/deps.js';
 import { type ReviewOutcome, resumeRun, reviewRevision } from '../../src/loop/operations.js';
 import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
-import { buildTemplate, gitEnv } from './template.mjs';
+import { buildTemplate, git, gitEnv } from './template.mjs';
 
 export class Crash extends Error {
   constructor(readonly at: string) {
@@ -77,6 +77,21 @@ export function crashAroundVerdict(
       },
     });
   };
+}
+
+/**
+ * Makes the fixture's head commit unreachable and collects it: the run
+ * worktrees (which pin it) are removed, `feature` force-deleted, and git
+ * garbage-collected, so a run of that head can no longer read it.
+ */
+export function dropFeatureHead(dir: string): void {
+  for (const wt of git(dir, ['worktree', 'list', '--porcelain']).split('\n'))
+    if (wt.startsWith('worktree ') && wt !== `worktree ${dir}`)
+      git(dir, ['worktree', 'remove', '--force', wt.slice('worktree '.length)]);
+  git(dir, ['checkout', '--quiet', 'main']);
+  git(dir, ['update-ref', '-d', 'refs/heads/feature']);
+  git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+  git(dir, ['gc', '--quiet', '--prune=now']);
 }
 
 export interface Invocation {

@@ -18,7 +18,7 @@ import {
   raceFinding,
   review,
 } from '../loop/helpers.js';
-import type { FakeGitHub } from './fake-github.js';
+import type { FakeGitHub, Fault } from './fake-github.js';
 import { publishGitHub, pushTo, startGitHub, TOKENS } from './setup.js';
 
 const shared = (extra: Record<string, unknown> = {}) => ({
@@ -51,6 +51,30 @@ afterEach(async () => {
   await r?.cleanup();
   await gh.stop();
 });
+
+/**
+ * Publishes `runId` with two retries to a second loopback GitHub whose every
+ * review write gets `fault`: nothing is published and the refusal names the
+ * fault's status. Returns that GitHub's requests.
+ */
+async function pastRetryBudget(
+  runId: string,
+  fault: Omit<Fault, 'method' | 'path' | 'times'>,
+): Promise<FakeGitHub['requests']> {
+  const other = await startGitHub();
+  try {
+    pushTo(other, r.repo, 7, r.base, r.head);
+    other.faults.push({ method: 'POST', path: '/reviews', times: 10, ...fault });
+    await expect(publishGitHub(p, r.dir, other, runId, { retries: 2 })).rejects.toMatchObject({
+      written: 0,
+      status: fault.status,
+    });
+    expect(other.counts()).toEqual({ reviews: 0, comments: 0, checkRuns: 0, statuses: 0 });
+    return [...other.requests];
+  } finally {
+    await other.stop();
+  }
+}
 
 const bodies = () => gh.comments.map((c) => c.body);
 
@@ -162,25 +186,11 @@ describe('GitHub publication (invariant 17)', () => {
     expect(gh.counts()).toMatchObject({ reviews: 1, comments: 1, checkRuns: 1 });
 
     // Past the budget nothing is published, and the refusal names the 429.
-    const other = await startGitHub();
-    try {
-      pushTo(other, r.repo, 7, r.base, r.head);
-      other.faults.push({
-        method: 'POST',
-        path: '/reviews',
-        status: 429,
-        body: { message: 'Too Many Requests' },
-        times: 10,
-      });
-      await expect(publishGitHub(p, r.dir, other, run.run.id, { retries: 2 })).rejects.toMatchObject({
-        written: 0,
-        status: 429,
-      });
-      expect(other.requests.filter((q) => q.status === 429)).toHaveLength(3);
-      expect(other.counts()).toEqual({ reviews: 0, comments: 0, checkRuns: 0, statuses: 0 });
-    } finally {
-      await other.stop();
-    }
+    const refused = await pastRetryBudget(run.run.id, {
+      status: 429,
+      body: { message: 'Too Many Requests' },
+    });
+    expect(refused.filter((q) => q.status === 429)).toHaveLength(3);
   });
 
   it('a claim refuted on the change and raised again on the next run is not posted again', async () => {
@@ -332,24 +342,10 @@ describe('GitHub publication (invariant 17)', () => {
     ).toEqual([`/repos/acme/widgets/pulls/7/reviews`, `/repos/acme/widgets/check-runs`]);
     expect(gh.counts()).toMatchObject({ reviews: 1, comments: 1, checkRuns: 1 });
 
-    const other = await startGitHub();
-    try {
-      pushTo(other, r.repo, 7, r.base, r.head);
-      other.faults.push({
-        method: 'POST',
-        path: '/reviews',
-        status: 403,
-        headers: { 'retry-after': '1' },
-        body: { message: 'You have exceeded a secondary rate limit.' },
-        times: 10,
-      });
-      await expect(publishGitHub(p, r.dir, other, run.run.id, { retries: 2 })).rejects.toMatchObject({
-        written: 0,
-        status: 403,
-      });
-      expect(other.counts()).toEqual({ reviews: 0, comments: 0, checkRuns: 0, statuses: 0 });
-    } finally {
-      await other.stop();
-    }
+    await pastRetryBudget(run.run.id, {
+      status: 403,
+      headers: { 'retry-after': '1' },
+      body: { message: 'You have exceeded a secondary rate limit.' },
+    });
   });
 });

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DecideResult } from '../../src/core/stage-results.js';
 import {
   baseConfig,
@@ -19,18 +19,15 @@ import {
   LOCK_CHECK,
   makeReviewRepo,
   pass,
-  type ReviewRepo,
   type ReviewRepoOptions,
   raceFinding,
+  reposRemovedAfterAll,
   review,
   runCli,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 600_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 async function setup(
   extra: (a: { command: string[] }) => Record<string, unknown>,

@@ -5,41 +5,23 @@
  * Real git, real subprocess reviewers replying with a cost, the CLI as a real
  * process, the SQLite ledger; every run is replayed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   baseConfig,
   ensureBuilt,
-  expectReplayIdentical,
   findings,
-  inProcess,
   makeReviewRepo,
-  pass,
-  type ReviewRepo,
+  paid,
   raceFinding,
+  replayedReportIn,
+  reposRemovedAfterAll,
   runCli,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 const budgets = { rounds: 3, wallSeconds: 600, costUsd: 5 };
-const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
-
-async function ledgerRun(r: ReviewRepo, runId: string) {
-  const p = await inProcess(r.dir);
-  try {
-    const report = await loadRunReport(p.store, runId);
-    if (!report) throw new Error('run vanished');
-    await expectReplayIdentical(p.deps, report);
-    return report;
-  } finally {
-    await p.close();
-  }
-}
 
 describe('invariant 12: spend over the frozen cost budget', () => {
   it('one reviewer whose reply costs $6 against costUsd 5: completed / findings / budget, exit 1, never clear', async () => {
@@ -54,7 +36,7 @@ describe('invariant 12: spend over the frozen cost budget', () => {
       stopReason: 'budget',
       costUsd: 6,
     });
-    const report = await ledgerRun(r, res.json?.runId as string);
+    const report = await replayedReportIn(r, res.json?.runId as string);
     expect(report.run.costUsd).toBeCloseTo(6);
     const esc = await runCli(['export', report.run.id, '--format', 'escalation'], { cwd: r.dir });
     expect(esc.stdout).toMatch(/budget/);
@@ -81,7 +63,7 @@ describe('invariant 12: spend over the frozen cost budget', () => {
     expect(res.json).toMatchObject({ status: 'aborted', outcome: null, reason: 'budget_cost' });
     expect(r.counts()['reviewer:second']).toBeUndefined();
     // Every cent spent is recorded: admission's cost window and every report read this.
-    const report = await ledgerRun(r, res.json?.runId as string);
+    const report = await replayedReportIn(r, res.json?.runId as string);
     expect(report.run.costUsd).toBeCloseTo(6);
     const status = await runCli(['status', '--json'], { cwd: r.dir });
     expect((status.json as { runs: { costUsd: number }[] }).runs[0]?.costUsd).toBeCloseTo(6);
@@ -103,7 +85,7 @@ describe('invariant 12: spend over the frozen cost budget', () => {
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.code, res.stderr).toBe(1);
     expect(res.json).toMatchObject({ outcome: 'findings', stopReason: 'budget', costUsd: 6.5 });
-    await ledgerRun(r, res.json?.runId as string);
+    await replayedReportIn(r, res.json?.runId as string);
   });
 
   it('over the budget after a complete review, no refuter or fixer is paid for: findings / budget', async () => {
@@ -119,6 +101,6 @@ describe('invariant 12: spend over the frozen cost budget', () => {
     expect(res.json).toMatchObject({ status: 'completed', outcome: 'findings', stopReason: 'budget' });
     expect(r.counts().refuter).toBeUndefined();
     expect(r.counts().fixer).toBeUndefined();
-    await ledgerRun(r, res.json?.runId as string);
+    await replayedReportIn(r, res.json?.runId as string);
   });
 });

@@ -47,6 +47,21 @@ afterAll(async () => {
   for (const r of repos) await r.cleanup();
 });
 
+/**
+ * The first owner of `r`'s run dies after the review's verdicts are recorded,
+ * before the stage completes; on return its lease (300 ms) has run out, so
+ * another process may take the run over.
+ */
+async function diedBeforeReviewCompleted(r: ReviewRepo) {
+  const first = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 300) });
+  await expect(review(first, r.dir)).rejects.toThrow('controller died');
+  const [stuck] = await first.store.listRuns();
+  await first.close();
+  if (!stuck) throw new Error('no run');
+  await new Promise((res) => setTimeout(res, 400));
+  return stuck;
+}
+
 const openaiReviewer = (model = 'model-pinned-1') => ({
   name: 'correctness',
   adapter: 'openai',
@@ -91,12 +106,7 @@ describe('failure classes', () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a, {}) });
     repos.push(r);
     r.plan({ reviewer: [{ reply: pass }, { reply: pass }] });
-    const first = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 300) });
-    await expect(review(first, r.dir)).rejects.toThrow('controller died');
-    const [stuck] = await first.store.listRuns();
-    await first.close();
-    if (!stuck) throw new Error('no run');
-    await new Promise((res) => setTimeout(res, 400));
+    const stuck = await diedBeforeReviewCompleted(r);
     const skewed = (d: LoopDeps): LoopDeps => ({
       ...d,
       git: {
@@ -249,13 +259,7 @@ describe('failure classes', () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
     repos.push(r);
     r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
-    // The first owner dies after the verdict is recorded, before the review stage completes.
-    const first = await inProcess(r.dir, { env: ENV, tweak: dyingAt('before-complete:review', 300) });
-    await expect(review(first, r.dir)).rejects.toThrow('controller died');
-    const [stuck] = await first.store.listRuns();
-    await first.close();
-    if (!stuck) throw new Error('no run');
-    await new Promise((res) => setTimeout(res, 400));
+    const stuck = await diedBeforeReviewCompleted(r);
 
     const second = await inProcess(r.dir, { env: ENV });
     try {

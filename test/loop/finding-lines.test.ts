@@ -4,7 +4,7 @@
  * the call is not retried, nothing blocks and nothing reaches the refuter or
  * the fixer. Real repository, real subprocess agents, the real SQLite ledger.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findingLinesProblem, lineCount } from '../../src/core/finding-lines.js';
 import {
   baseConfig,
@@ -14,16 +14,13 @@ import {
   inProcess,
   makeReviewRepo,
   pass,
-  type ReviewRepo,
   raceFinding,
+  reposRemovedAfterAll,
   review,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 // HEAD_FILE (src/calc.js at the change) has 15 lines.
 const cases: [string, Record<string, unknown>, RegExp][] = [

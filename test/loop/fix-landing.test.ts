@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixResult } from '../../src/core/stage-results.js';
 import { escalationJson, escalationMarkdown } from '../../src/loop/escalation.js';
 import {
@@ -21,16 +21,13 @@ import {
   inProcess,
   makeReviewRepo,
   pass,
-  type ReviewRepo,
   raceFinding,
+  reposRemovedAfterAll,
   review,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 120_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 const fixOf = (report: { stages: { round: number; stage: string; result: unknown }[] }, round: number) =>
   report.stages.find((s) => s.stage === 'fix' && s.round === round)?.result as FixResult | undefined;

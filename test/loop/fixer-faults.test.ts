@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   baseConfig,
   ensureBuilt,
@@ -17,18 +17,15 @@ import {
   inProcess,
   makeReviewRepo,
   type Plan,
-  type ReviewRepo,
   type ReviewRepoOptions,
   raceFinding,
+  reposRemovedAfterAll,
   review,
   runCli,
 } from './helpers.js';
 
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 600_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 async function runWith(plan: Plan, o: Partial<ReviewRepoOptions> = {}) {
   const r = await makeReviewRepo({ config: (a) => baseConfig(a, { refuter: a, fixer: a }), ...o });

@@ -24,6 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { replayRun } from '../../src/core/replay.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
@@ -114,6 +115,15 @@ export interface ReviewRepoOptions {
   ignoreState?: boolean;
 }
 
+/** The review repositories a test file makes (push each as it is made), removed after its tests. */
+export function reposRemovedAfterAll(): ReviewRepo[] {
+  const repos: ReviewRepo[] = [];
+  afterAll(async () => {
+    for (const r of repos) await r.cleanup();
+  });
+  return repos;
+}
+
 /** Config, criteria and a base file on `main`; the change on `branch` (checked out). */
 export async function makeReviewRepo(o: ReviewRepoOptions): Promise<ReviewRepo> {
   const repo = await makeRepo();
@@ -179,6 +189,9 @@ function readdirSafe(p: string): string[] {
 }
 
 export const pass = { verdict: 'pass', findings: [] };
+
+/** A subprocess agent's passing reply that reports `costUsd` spent. */
+export const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
 
 /** A concrete MAJOR finding on the race in HEAD_FILE. */
 export const raceFinding = (extra: Record<string, unknown> = {}) => ({
@@ -302,10 +315,25 @@ export async function review(
 ): Promise<RunOutcome> {
   const res = await reviewRevision(p.deps, { repoDir: dir, headRef: 'topic', configFrom: 'base', ...req });
   if (res.kind !== 'run') throw new Error(`admission deferred: ${res.detail}`);
-  const report = await loadRunReport(p.store, res.run.id);
+  return { ...res, report: await replayedReport(p, res.run.id) };
+}
+
+/** The report of run `runId` in `p`'s ledger, its replay checked (invariant 6). */
+export async function replayedReport(p: InProcess, runId: string): Promise<RunReport> {
+  const report = await loadRunReport(p.store, runId);
   if (!report) throw new Error('run vanished');
   await expectReplayIdentical(p.deps, report);
-  return { ...res, report };
+  return report;
+}
+
+/** {@link replayedReport} of a run made elsewhere (by the CLI, say) in the ledger of `r`. */
+export async function replayedReportIn(r: ReviewRepo, runId: string): Promise<RunReport> {
+  const p = await inProcess(r.dir);
+  try {
+    return await replayedReport(p, runId);
+  } finally {
+    await p.close();
+  }
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   crashAroundVerdict,
   crashAt,
   deadOwner,
+  dropFeatureHead,
   type LoopFixture,
   makeLoopFixture,
 } from '../crash/loop-fixture.js';
@@ -304,14 +305,7 @@ test('a run whose head commit no longer exists ends unknown / unresumable', asyn
   const { run } = await crashRun(fx, 'before:review');
   const f = fx;
   // The branch is force-deleted and garbage-collected; the run's worktree (which pins HEAD) is gone too.
-  for (const wt of git(f.dir, ['worktree', 'list', '--porcelain']).split('\n')) {
-    if (wt.startsWith('worktree ') && wt !== `worktree ${f.dir}`)
-      git(f.dir, ['worktree', 'remove', '--force', wt.slice('worktree '.length)]);
-  }
-  git(f.dir, ['checkout', '--quiet', 'main']);
-  git(f.dir, ['update-ref', '-d', 'refs/heads/feature']);
-  git(f.dir, ['reflog', 'expire', '--expire=now', '--all']);
-  git(f.dir, ['gc', '--quiet', '--prune=now']);
+  dropFeatureHead(f.dir);
   expect(() => git(f.dir, ['cat-file', '-e', `${f.head}^{commit}`])).toThrow();
 
   const { store, deps } = await f.open();

@@ -16,8 +16,14 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { resumeRun } from '../../src/loop/operations.js';
 import type { Store } from '../../src/ports/store.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
-import { Crash, crashAt, deadOwner, type LoopFixture, makeLoopFixture } from '../crash/loop-fixture.js';
-import { git } from '../crash/template.mjs';
+import {
+  Crash,
+  crashAt,
+  deadOwner,
+  dropFeatureHead,
+  type LoopFixture,
+  makeLoopFixture,
+} from '../crash/loop-fixture.js';
 import {
   baseConfig,
   type InProcess,
@@ -119,13 +125,7 @@ describe('a run that ends leaves no attempt started', () => {
     const [run] = await s0.listRuns();
     if (!run) throw new Error('no run admitted');
     expect((await s0.listAttempts(run.id)).map((a) => a.class)).toContain('started');
-    for (const wt of git(f.dir, ['worktree', 'list', '--porcelain']).split('\n'))
-      if (wt.startsWith('worktree ') && wt !== `worktree ${f.dir}`)
-        git(f.dir, ['worktree', 'remove', '--force', wt.slice('worktree '.length)]);
-    git(f.dir, ['checkout', '--quiet', 'main']);
-    git(f.dir, ['update-ref', '-d', 'refs/heads/feature']);
-    git(f.dir, ['reflog', 'expire', '--expire=now', '--all']);
-    git(f.dir, ['gc', '--quiet', '--prune=now']);
+    dropFeatureHead(f.dir);
 
     const { store, deps } = await f.open();
     const res = await f.resume(deps, run.id);

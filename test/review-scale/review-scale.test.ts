@@ -6,52 +6,37 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callKey } from '../../src/core/keys.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
 import {
   baseConfig,
   ensureBuilt,
-  expectReplayIdentical,
   findings,
   inProcess,
   makeReviewRepo,
+  paid,
   pass,
   type ReviewRepo,
   ROOT,
+  replayedReportIn,
+  reposRemovedAfterAll,
   review,
   runCli,
 } from '../loop/helpers.js';
 
 const RENDEZVOUS = join(ROOT, 'test/fixtures/scale/rendezvous-reviewer.mjs');
-const repos: ReviewRepo[] = [];
+const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 300_000);
-afterAll(async () => {
-  for (const r of repos) await r.cleanup();
-});
 
 const fast = { retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 } };
-const paid = (costUsd: number) => ({ reply: { ...pass, usage: { costUsd } } });
 
 /** `lines` changed lines of about 60 bytes each: a file's diff of roughly lines × 60 bytes. */
 const body = (tag: string, lines: number) =>
   Array.from({ length: lines }, (_, i) => `export const ${tag}${i} = '${'x'.repeat(32)}';`).join('\n') + '\n';
-
-async function report(r: ReviewRepo, runId: string): Promise<RunReport> {
-  const p = await inProcess(r.dir);
-  try {
-    const rep = await loadRunReport(p.store, runId);
-    if (!rep) throw new Error('run vanished');
-    await expectReplayIdentical(p.deps, rep);
-    return rep;
-  } finally {
-    await p.close();
-  }
-}
 
 const reviewOf = (rep: RunReport, round = 1) =>
   rep.stages.find((s) => s.round === round && s.stage === 'review')?.result as ReviewResult;
@@ -81,7 +66,7 @@ describe('point 2: the reviewers of a round run side by side', () => {
     const runId = res.json?.runId as string;
     const rounds = res.json?.rounds as { verdicts: { reviewer: string }[] }[];
     expect(rounds[0]?.verdicts.map((v) => v.reviewer)).toEqual(['c', 'a', 'b']);
-    const rep = await report(r, runId);
+    const rep = await replayedReportIn(r, runId);
     expect(reviewOf(rep).verdicts.map((v) => v.reviewer)).toEqual(['c', 'a', 'b']);
     await replayCli(r, runId);
   }, 300_000);
@@ -126,7 +111,7 @@ describe('point 2: the reviewers of a round run side by side', () => {
       costUsd: 9,
     });
     expect(wide.counts()).toEqual({ 'reviewer:a': 1, 'reviewer:b': 1, 'reviewer:c': 1 });
-    await report(wide, w.json?.runId as string);
+    await replayedReportIn(wide, w.json?.runId as string);
     const n = await runCli(['review', '--head', 'topic', '--json'], { cwd: narrow.dir });
     expect(n.json).toMatchObject({ status: 'aborted', reason: 'budget_cost', costUsd: 6 });
     expect(narrow.counts()['reviewer:c']).toBeUndefined();
@@ -153,7 +138,7 @@ describe('point 3: chunked review with coverage', () => {
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.code, res.stderr).toBe(0);
     const runId = res.json?.runId as string;
-    const rep = await report(r, runId);
+    const rep = await replayedReportIn(r, runId);
     const rv = reviewOf(rep);
     const chunks = rv.verdicts.filter((v) => v.reviewer === 'x').map((v) => v.chunk);
     expect(chunks.length).toBeGreaterThan(1);
@@ -253,7 +238,7 @@ describe('point 3: chunked review with coverage', () => {
     r.plan({ reviewer: [{ when: 'part 2 of', exit: 1 }, { reply: pass }] });
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.json).toMatchObject({ status: 'failed', outcome: null, record: null });
-    const rep = await report(r, res.json?.runId as string);
+    const rep = await replayedReportIn(r, res.json?.runId as string);
     expect(rep.stages.some((s) => s.stage === 'review')).toBe(false);
     expect(rep.verdicts.length).toBeGreaterThanOrEqual(1);
   }, 300_000);

@@ -1,35 +1,20 @@
 // What the anthropic adapter sends and how it holds its key. Which fault is which call class is
 // the Reviewer port contract's (test/reviewers/contract/anthropic.contract.test.ts).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ReviewerConfig } from '../../src/core/config.js';
 import type { CallResult } from '../../src/ports/reviewer.js';
 import { createReviewer } from '../../src/reviewers/index.js';
-import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
+import { faults } from '../helpers/fault-server.js';
+import { faultServerPerFile } from '../helpers/fault-server-per-file.js';
+import { anthropicConfig } from './api-configs.js';
 import { callRequest, cleanupDirs } from './call-request.js';
 
 const KEY = 'sk-ant-fault-test-0123456789abcdef';
 const UPHELD = { decision: 'upheld', reason: 'the race is real' };
-let server: FaultServer;
+const fault = faultServerPerFile();
+afterAll(cleanupDirs);
 
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-  cleanupDirs();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
-
-const cfg = (over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'refuter',
-  adapter: 'anthropic',
-  baseURL: server.anthropicBaseURL,
-  model: 'claude-pinned',
-  prices: { inputPerMTok: 3, outputPerMTok: 15 },
-  ...over,
-});
+const cfg = (over: Partial<ReviewerConfig> = {}): ReviewerConfig => anthropicConfig(fault.server, over);
 const env = { ANTHROPIC_API_KEY: KEY };
 const call = (over: Partial<ReviewerConfig> = {}, deadlineInMs = 10_000): Promise<CallResult> =>
   createReviewer(cfg(over), { role: 'refuter', name: 'refuter', repoRoot: '/', env }).call(
@@ -38,7 +23,7 @@ const call = (over: Partial<ReviewerConfig> = {}, deadlineInMs = 10_000): Promis
 
 describe('anthropic adapter against the fault server', () => {
   it('streams a reply, reports the served model and prices the tokens', async () => {
-    server.push(faults.json(UPHELD));
+    fault.server.push(faults.json(UPHELD));
     const r = await call();
     expect(r).toEqual({
       ok: true,
@@ -48,7 +33,7 @@ describe('anthropic adapter against the fault server', () => {
       // The fault server answers in text whatever the request forces: the attempt says so.
       note: expect.stringContaining('the endpoint answered in text'),
     });
-    const [req] = server.requests;
+    const [req] = fault.server.requests;
     expect(req?.path).toBe('/v1/messages');
     // This SDK version authenticates with a bearer header; older ones used x-api-key. Either, and nowhere else.
     const auth = [req?.headers['x-api-key'], req?.headers.authorization];

@@ -2,10 +2,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ReviewerConfig } from '../../src/core/config.js';
 import type { Role } from '../../src/core/types.js';
 import type { CallRequest } from '../../src/ports/reviewer.js';
 
 export const AGENTS = join(import.meta.dirname, '..', 'fixtures', 'agents');
+
+/** The command adapter running the stand-in agent (fixtures/agents/reviewer.mjs) in `mode`. */
+export const standInConfig = (mode: string, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
+  name: 'correctness',
+  adapter: 'command',
+  command: [join(AGENTS, 'reviewer.mjs'), mode],
+  ...over,
+});
+
+/** The context a reviewer named `correctness` is made in, with `env` as its environment. */
+export const reviewerContext = (env: NodeJS.ProcessEnv = process.env) => ({
+  role: 'reviewer' as const,
+  name: 'correctness',
+  repoRoot: '/',
+  env,
+});
 
 /** A call request against a fresh temporary directory standing in for the checkout. */
 export function callRequest(over: Partial<CallRequest> & { role?: Role } = {}): CallRequest {

@@ -5,25 +5,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReviewerConfig } from '../../src/core/config.js';
 import { createReviewer } from '../../src/reviewers/index.js';
 import { isAlive } from '../helpers/process.js';
 import { ensureBuilt, ROOT } from '../loop/helpers.js';
-import { AGENTS, callRequest, cleanupDirs, tempDir } from './call-request.js';
+import {
+  AGENTS,
+  callRequest,
+  standInConfig as cfg,
+  cleanupDirs,
+  reviewerContext as ctx,
+  tempDir,
+} from './call-request.js';
 
 const script = join(AGENTS, 'reviewer.mjs');
-const cfg = (mode: string, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'correctness',
-  adapter: 'command',
-  command: [script, mode],
-  ...over,
-});
-const ctx = (env: NodeJS.ProcessEnv = process.env) => ({
-  role: 'reviewer' as const,
-  name: 'correctness',
-  repoRoot: '/',
-  env,
-});
 afterAll(cleanupDirs);
 // The kill -9 test runs the compiled agent runner; a build (seconds, minutes on a loaded machine)
 // belongs to a hook with room for it, never to a test's own time limit.

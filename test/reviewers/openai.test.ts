@@ -1,36 +1,20 @@
 // What the openai adapter sends and how it holds its key. Which fault is which call class is
 // the Reviewer port contract's (test/reviewers/contract/openai.contract.test.ts).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ReviewerConfig } from '../../src/core/config.js';
 import type { CallResult } from '../../src/ports/reviewer.js';
 import { createReviewer } from '../../src/reviewers/index.js';
-import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
+import { faults } from '../helpers/fault-server.js';
+import { faultServerPerFile } from '../helpers/fault-server-per-file.js';
+import { openaiConfig } from './api-configs.js';
 import { callRequest, cleanupDirs } from './call-request.js';
 
 const KEY = 'sk-fault-test-0123456789abcdef';
 const PASS = { verdict: 'pass', findings: [] };
-let server: FaultServer;
+const fault = faultServerPerFile();
+afterAll(cleanupDirs);
 
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-  cleanupDirs();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
-
-const cfg = (over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'standards',
-  adapter: 'openai',
-  baseURL: server.openaiBaseURL,
-  model: 'gpt-pinned',
-  apiKeyEnv: 'REVLOOP_TEST_OPENAI_KEY',
-  prices: { inputPerMTok: 2, outputPerMTok: 8 },
-  ...over,
-});
+const cfg = (over: Partial<ReviewerConfig> = {}): ReviewerConfig => openaiConfig(fault.server, over);
 const env = { REVLOOP_TEST_OPENAI_KEY: KEY };
 const call = (over: Partial<ReviewerConfig> = {}, deadlineInMs = 10_000): Promise<CallResult> =>
   createReviewer(cfg(over), { role: 'reviewer', name: 'standards', repoRoot: '/', env }).call(
@@ -39,7 +23,7 @@ const call = (over: Partial<ReviewerConfig> = {}, deadlineInMs = 10_000): Promis
 
 describe('openai adapter against the fault server', () => {
   it('streams a reply, reports the served model and prices the tokens', async () => {
-    server.push(faults.json(PASS));
+    fault.server.push(faults.json(PASS));
     const r = await call();
     expect(r).toEqual({
       ok: true,
@@ -48,14 +32,14 @@ describe('openai adapter against the fault server', () => {
       costUsd: (1000 * 2 + 500 * 8) / 1e6,
       note: expect.stringContaining('tokens: input 1000 uncached'),
     });
-    const [req] = server.requests;
+    const [req] = fault.server.requests;
     expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
     const body = JSON.parse(req?.body ?? '{}');
     expect(body).toMatchObject({ model: 'gpt-pinned', stream: true, messages: [{ role: 'user' }] });
   });
 
   it('says it caches a prefix, and calls onFirstBytes once, when the first stream event arrives', async () => {
-    server.push(faults.json(PASS));
+    fault.server.push(faults.json(PASS));
     const reviewer = createReviewer(cfg(), { role: 'reviewer', name: 'standards', repoRoot: '/', env });
     expect(reviewer.cachesPrefix).toBe(true);
     let first = 0;
@@ -65,7 +49,7 @@ describe('openai adapter against the fault server', () => {
     });
     expect(r).toMatchObject({ ok: true });
     expect(first).toBe(1);
-    server.push(faults.status(503));
+    fault.server.push(faults.status(503));
     let none = 0;
     await reviewer.call({
       ...callRequest({ name: 'standards', deadlineMs: Date.now() + 10_000 }),
@@ -75,14 +59,14 @@ describe('openai adapter against the fault server', () => {
   });
 
   it('makes exactly one request per call (SDK retries are off)', async () => {
-    server.push(faults.status(503));
+    fault.server.push(faults.status(503));
     expect(await call()).toMatchObject({ ok: false, class: 'unavailable' });
-    expect(server.requests).toHaveLength(1);
-    expect(server.pending()).toBe(0);
+    expect(fault.server.requests).toHaveLength(1);
+    expect(fault.server.pending()).toBe(0);
   });
 
   it('sends the key only in the Authorization header', async () => {
-    server.push(
+    fault.server.push(
       faults.json(PASS),
       faults.status(401, 'invalid_api_key', `Incorrect API key provided: ${KEY}`),
     );
@@ -90,7 +74,7 @@ describe('openai adapter against the fault server', () => {
     const r = await call();
     expect(r).toMatchObject({ ok: false, class: 'failed' });
     if (!r.ok) expect(r.detail).not.toContain(KEY);
-    for (const req of server.requests) {
+    for (const req of fault.server.requests) {
       expect(req.body).not.toContain(KEY);
       expect(req.path).not.toContain(KEY);
       const others = Object.entries(req.headers).filter(([h]) => h !== 'authorization');
@@ -102,8 +86,8 @@ describe('openai adapter against the fault server', () => {
 describe('fault server', () => {
   it('also answers non-streaming chat completions, as the SDK reads them', async () => {
     const { default: OpenAI } = await import('openai');
-    server.push(faults.ok('hello', 'served-x'));
-    const client = new OpenAI({ apiKey: KEY, baseURL: server.openaiBaseURL, maxRetries: 0 });
+    fault.server.push(faults.ok('hello', 'served-x'));
+    const client = new OpenAI({ apiKey: KEY, baseURL: fault.server.openaiBaseURL, maxRetries: 0 });
     const res = await client.chat.completions.create({
       model: 'asked',
       messages: [{ role: 'user', content: 'hi' }],

@@ -1,19 +1,14 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../src/core/config.js';
 import { createReviewer } from '../../src/reviewers/index.js';
-import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
+import { faults } from '../helpers/fault-server.js';
+import { faultServerPerFile } from '../helpers/fault-server-per-file.js';
 import { AGENTS, callRequest, cleanupDirs } from './call-request.js';
 
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-  cleanupDirs();
-});
+const fault = faultServerPerFile();
+afterAll(cleanupDirs);
 
 const key = fc.stringMatching(/^sk-[A-Za-z0-9_-]{12,40}$/);
 const status = fc.constantFrom(400, 401, 403, 404, 429, 500, 503, 529);
@@ -24,11 +19,11 @@ describe('no error detail ever contains the API key value', () => {
     async (adapter) => {
       await fc.assert(
         fc.asyncProperty(key, status, fc.string({ maxLength: 20 }), async (secret, code, noise) => {
-          server.push(faults.status(code, undefined, `${noise}${secret}${noise} (key: ${secret})`));
+          fault.server.push(faults.status(code, undefined, `${noise}${secret}${noise} (key: ${secret})`));
           const cfg: AgentConfig = {
             adapter,
             model: 'm',
-            baseURL: adapter === 'openai' ? server.openaiBaseURL : server.anthropicBaseURL,
+            baseURL: adapter === 'openai' ? fault.server.openaiBaseURL : fault.server.anthropicBaseURL,
             apiKeyEnv: 'FUZZ_KEY',
           };
           const r = await createReviewer(cfg, {

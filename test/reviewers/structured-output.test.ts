@@ -6,26 +6,18 @@
  * pinned sampling, marks the shared prefix for the cache, and prices cached
  * input apart.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ReviewerConfig } from '../../src/core/config.js';
 import { reviewerPrompt } from '../../src/core/prompt.js';
 import type { CallResult } from '../../src/ports/reviewer.js';
 import { createReviewer } from '../../src/reviewers/index.js';
 import { replySchema } from '../../src/reviewers/structured-output.js';
-import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
+import { faults } from '../helpers/fault-server.js';
+import { faultServerPerFile } from '../helpers/fault-server-per-file.js';
 import { callRequest, cleanupDirs } from './call-request.js';
 
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-  cleanupDirs();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const fault = faultServerPerFile();
+afterAll(cleanupDirs);
 
 const PRICES = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75 };
 const env = { OPENAI_API_KEY: 'sk-test-openai-0123456789', ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' };
@@ -51,19 +43,19 @@ function call(adapter: 'openai' | 'anthropic', sampling?: { temperature: number 
     name: 'correctness',
     adapter,
     model: 'pinned',
-    baseURL: adapter === 'openai' ? server.openaiBaseURL : server.anthropicBaseURL,
+    baseURL: adapter === 'openai' ? fault.server.openaiBaseURL : fault.server.anthropicBaseURL,
     prices: PRICES,
   };
   return createReviewer(cfg, { role: 'reviewer', name: 'correctness', repoRoot: '/', env }).call(
     callRequest({ prompt, sampling }),
   );
 }
-const body = (i: number) => JSON.parse(server.requests[i]?.body ?? '{}');
+const body = (i: number) => JSON.parse(fault.server.requests[i]?.body ?? '{}');
 const refusedAs = (message: string) => faults.status(400, 'invalid_request_error', message);
 
 describe('openai: response_format json_schema, strict', () => {
   it('asks for the reviewer schema with the pinned temperature and seed; nulls are absent fields', async () => {
-    server.push(faults.json({ verdict: 'findings', findings: [FINDING] }));
+    fault.server.push(faults.json({ verdict: 'findings', findings: [FINDING] }));
     const r = await call('openai', { temperature: 0, seed: 7 });
     expect(body(0)).toMatchObject({
       temperature: 0,
@@ -84,40 +76,40 @@ describe('openai: response_format json_schema, strict', () => {
   });
 
   it('temperature null is not sent, and no seed is sent unless pinned', async () => {
-    server.push(faults.json({ verdict: 'pass', findings: [] }));
+    fault.server.push(faults.json({ verdict: 'pass', findings: [] }));
     await call('openai', { temperature: null });
     expect(body(0)).not.toHaveProperty('temperature');
     expect(body(0)).not.toHaveProperty('seed');
   });
 
   it('an endpoint that does not offer response_format gets the same prompt as plain JSON text, noted', async () => {
-    server.push(
+    fault.server.push(
       refusedAs(
         "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
       ),
       faults.json({ verdict: 'pass', findings: [] }),
     );
     const r = await call('openai');
-    expect(server.requests).toHaveLength(2);
+    expect(fault.server.requests).toHaveLength(2);
     expect(body(1)).not.toHaveProperty('response_format');
     expect(body(1).messages).toEqual(body(0).messages);
     expect(r).toMatchObject({ ok: true, note: expect.stringContaining('structured output refused') });
   });
 
   it('the fallback is never read as a pass: its malformed text is malformed, with the fallback named', async () => {
-    server.push(refusedAs('response_format is unsupported'), faults.ok('LGTM, ship it'));
+    fault.server.push(refusedAs('response_format is unsupported'), faults.ok('LGTM, ship it'));
     const r = await call('openai');
     expect(r).toMatchObject({ ok: false, class: 'malformed', detail: expect.stringContaining('plain JSON') });
   });
 
   it('a 400 that is not about structured output is failed, with no second request', async () => {
-    server.push(refusedAs('The model `pinned` does not exist'));
+    fault.server.push(refusedAs('The model `pinned` does not exist'));
     expect(await call('openai')).toMatchObject({ ok: false, class: 'failed' });
-    expect(server.requests).toHaveLength(1);
+    expect(fault.server.requests).toHaveLength(1);
   });
 
   it('cached prompt tokens are priced at the cached rate', async () => {
-    server.push({ ...faults.json({ verdict: 'pass', findings: [] }), ...{ cacheReadTokens: 9000 } });
+    fault.server.push({ ...faults.json({ verdict: 'pass', findings: [] }), ...{ cacheReadTokens: 9000 } });
     const r = (await call('openai')) as Extract<CallResult, { ok: true }>;
     // 1000 uncached + 9000 cached input, 500 output.
     expect(r.costUsd).toBeCloseTo((1000 * 3 + 9000 * 0.3 + 500 * 15) / 1e6, 12);
@@ -127,7 +119,7 @@ describe('openai: response_format json_schema, strict', () => {
 
 describe('anthropic: a forced tool call and a cache-marked prefix', () => {
   it('forces the reply tool, marks the shared part for the cache and sends the call part after it', async () => {
-    server.push(faults.tool({ verdict: 'findings', findings: [FINDING] }));
+    fault.server.push(faults.tool({ verdict: 'findings', findings: [FINDING] }));
     const r = await call('anthropic', { temperature: 0, seed: 7 });
     const b = body(0);
     expect(b.tool_choice).toMatchObject({ type: 'tool', name: 'revloop_reviewer_reply' });
@@ -148,12 +140,12 @@ describe('anthropic: a forced tool call and a cache-marked prefix', () => {
   });
 
   it('an endpoint without tools gets the same prompt as plain JSON text, noted', async () => {
-    server.push(
+    fault.server.push(
       refusedAs('tools are not supported by this endpoint'),
       faults.json({ verdict: 'pass', findings: [] }),
     );
     const r = await call('anthropic');
-    expect(server.requests).toHaveLength(2);
+    expect(fault.server.requests).toHaveLength(2);
     expect(body(1)).not.toHaveProperty('tools');
     expect(body(1)).not.toHaveProperty('tool_choice');
     expect(body(1).messages).toEqual(body(0).messages);
@@ -161,7 +153,7 @@ describe('anthropic: a forced tool call and a cache-marked prefix', () => {
   });
 
   it('cache reads and writes are priced at their own rates', async () => {
-    server.push(
+    fault.server.push(
       faults.tool({ verdict: 'pass', findings: [] }, { cacheReadTokens: 8000, cacheWriteTokens: 2000 }),
     );
     const r = (await call('anthropic')) as Extract<CallResult, { ok: true }>;

@@ -1,12 +1,6 @@
-/**
- * The dashboard end to end: real ledgers (the demo's two scenarios and a
- * hostile reviewer), the real server on a loopback port, the compiled page
- * modules, and headless Chromium. Screenshots land in test-artifacts/web/.
- */
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roundLog } from '../../src/core/run-report.js';
 import { runDemo } from '../../src/demo/run-demo.js';
@@ -14,13 +8,15 @@ import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
 import { type RunningUi, startUi } from '../../src/web/start.js';
 import {
-  builtCli,
   compileForBrowser,
   ensureArtifactsDir,
   hostileRun,
   launchBrowser,
+  openPage as openPageOf,
   PAYLOAD,
   ROOT,
+  text,
+  uiProcess,
 } from './support.js';
 
 interface Served {
@@ -43,25 +39,7 @@ async function serve(dir: string): Promise<Served> {
 }
 
 /** A page that fails the test on any script error or CSP violation. */
-async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(url);
-  return { page, problems };
-}
-
-/** Rendered text of a locator. */
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
-const text = (l: Locator): Promise<string> => l.innerText();
+const openPage = (url: string) => openPageOf(browser, url);
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
@@ -372,29 +350,16 @@ describe('security', () => {
 
 describe('revloop ui', () => {
   it('prints its URL, serves until SIGTERM, then exits 0', async () => {
-    const child = spawn(process.execPath, [builtCli(), 'ui', '--port', '0', '--repo', demo.dir], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    await expect.poll(() => out, { timeout: 10_000 }).toMatch(/revloop ui: http:\/\/127\.0\.0\.1:\d+\/\n/);
-    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)![0];
+    const ui = uiProcess(['--port', '0', '--repo', demo.dir], ROOT);
+    await expect.poll(ui.out, { timeout: 10_000 }).toMatch(/revloop ui: http:\/\/127\.0\.0\.1:\d+\/\n/);
+    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(ui.out())![0];
     const res = await fetch(`${url}api/runs`);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { runs: { id: string }[] }).runs.map((r) => r.id)).toContain(demo.runId);
     const page = await fetch(url);
     expect(await page.text()).toContain('/js/web/client/runs-page.js');
-    const code = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
-    child.kill('SIGTERM');
-    expect(await code).toBe(0);
-    expect(err).toBe('');
+    ui.child.kill('SIGTERM');
+    expect(await ui.exited).toBe(0);
+    expect(ui.err()).toBe('');
   });
 });

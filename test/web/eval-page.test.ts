@@ -4,11 +4,11 @@
  * `--against` side, one incomplete), served by the real server and read in
  * headless Chromium; then `revloop ui --eval DIR` as a user starts it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Evaluation, evaluate } from '../../src/eval/evaluate.js';
 import { OVERALL } from '../../src/eval/scores.js';
@@ -16,7 +16,15 @@ import { MemoryStore } from '../../src/store/memory.js';
 import { loadEvalReports } from '../../src/web/eval-reports.js';
 import { type RunningUi, startUi } from '../../src/web/start.js';
 import { CORPUS, reviewerConfig } from '../eval/support.js';
-import { builtCli, compileForBrowser, ensureArtifactsDir, launchBrowser } from './support.js';
+import {
+  builtCli,
+  compileForBrowser,
+  ensureArtifactsDir,
+  launchBrowser,
+  openPage as openPageOf,
+  text,
+  uiProcess,
+} from './support.js';
 
 const shipped = JSON.parse(readFileSync(join(CORPUS, 'corpus.json'), 'utf8'));
 
@@ -50,24 +58,8 @@ let complete: Evaluation;
 let partial: Evaluation;
 let shots: string;
 
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
-const text = (l: Locator): Promise<string> => l.innerText();
-
-async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(url);
-  return { page, problems };
-}
+/** A page that fails the test on any script error or CSP violation. */
+const openPage = (url: string) => openPageOf(browser, url);
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 
@@ -175,28 +167,12 @@ describe('revloop ui --eval', () => {
   it('serves the reports given as a directory, and the page links from the nav', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'revloop-evalpage-repo-'));
     spawnSync('git', ['init', '-q', repo]);
-    const child = spawn(
-      process.execPath,
-      [builtCli(), 'ui', '--port', '0', '--repo', repo, '--eval', reportsDir],
-      {
-        env: { PATH: process.env.PATH },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const code = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+    const ui = uiProcess(['--port', '0', '--repo', repo, '--eval', reportsDir]);
     try {
       await expect
-        .poll(() => out, { timeout: 20_000 })
+        .poll(ui.out, { timeout: 20_000 })
         .toMatch(/2 eval report\(s\) at http:\/\/127\.0\.0\.1:\d+\/eval\n/);
-      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)![0];
+      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(ui.out())![0];
       const list = (await (await fetch(`${url}api/evals`)).json()) as {
         reports: { file: string; complete: boolean }[];
       };
@@ -209,10 +185,10 @@ describe('revloop ui --eval', () => {
       expect(shell).toContain('/js/web/client/eval-page.js');
       expect(shell).toContain('href="/eval" aria-current="page"');
     } finally {
-      child.kill('SIGTERM');
+      ui.child.kill('SIGTERM');
     }
-    expect(await code).toBe(0);
-    expect(err).toBe('');
+    expect(await ui.exited).toBe(0);
+    expect(ui.err()).toBe('');
   }, 60_000);
 
   it('a file that is not an eval report: one line naming it, exit 2', () => {

@@ -3,11 +3,11 @@
  * modules, real ledgers made by the demo and by a hostile scripted
  * reviewer, and a headless Chromium.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
@@ -76,6 +76,28 @@ export function builtCli(): string {
   return outputs[0]!;
 }
 
+/** `revloop ui` with `args` as a user starts it (the built CLI, PATH only), its output gathered. */
+export function uiProcess(
+  args: string[],
+  cwd?: string,
+): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [builtCli(), 'ui', ...args], {
+    ...(cwd ? { cwd } : {}),
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  let err = '';
+  child.stderr?.on('data', (d) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+  return { child, out: () => out, err: () => err, exited };
+}
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -91,6 +113,27 @@ export async function launchBrowser(): Promise<Browser> {
     ],
   });
 }
+
+/** A page of `browser` at `url` whose `problems` collect every script error and CSP violation, for the test to assert empty. */
+export async function openPage(browser: Browser, url: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Rendered text of a locator. */
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
+export const text = (l: Locator): Promise<string> => l.innerText();
 
 /** What a hostile reviewer writes: markup that would run if the page ever parsed it as HTML. */
 export const PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';

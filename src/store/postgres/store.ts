@@ -33,6 +33,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
+import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
   type Raw,
   toAttempt,
@@ -338,21 +339,9 @@ export class PostgresStore implements Store {
       if (endsAttempt !== undefined)
         await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
       const ins = await c.query(
-        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+        `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
-        [
-          v.callKey,
-          v.runId,
-          v.round,
-          v.stage,
-          v.role,
-          v.reviewer,
-          v.revision,
-          v.promptDigest,
-          v.modelId,
-          toJson(v.reply),
-          v.costUsd,
-        ],
+        verdictValues(v),
       );
       // Invariant 12: every cent is on the run the moment its verdict is (see the SQLite store).
       if (ins.rowCount === 1 && v.costUsd > 0)
@@ -514,20 +503,9 @@ export class PostgresStore implements Store {
         if (!(await this.one(c, 'SELECT id FROM runs WHERE id = $1', [j.runId])))
           throw new UnknownRunError(j.runId);
         const ins = await c.query(
-          `INSERT INTO judgements (call_key, run_id, case_id, judge, finding, defect, prompt_digest, model_id, reply, cost_usd, recorded_at)
+          `INSERT INTO judgements (${JUDGEMENT_COLUMNS}, recorded_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
-          [
-            j.callKey,
-            j.runId,
-            j.caseId,
-            j.judge,
-            j.finding,
-            j.defect,
-            j.promptDigest,
-            j.modelId,
-            toJson(j.reply),
-            j.costUsd,
-          ],
+          judgementValues(j),
         );
         const row = await this.one(c, 'SELECT * FROM judgements WHERE call_key = $1', [j.callKey]);
         return { inserted: (ins.rowCount ?? 0) > 0, judgement: toJudgement(row!) };

@@ -37,6 +37,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
+import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
   type Raw,
   toAttempt,
@@ -107,6 +108,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   }
 }
 
+const hasBytes = (file: string): boolean => existsSync(file) && statSync(file).size > 0;
+
 /**
  * A read-only connection. SQLite opens a WAL ledger read-only in place only
  * when its `-shm` file exists or can be made; on a read-only file system after
@@ -125,8 +128,16 @@ function openForReading(path: string, busy: number): Database.Database {
   } catch (err) {
     db?.close();
     const code = String((err as { code?: unknown }).code ?? '');
-    const walPending = existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
-    if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || walPending) throw err;
+    // A write killed before the ledger was in WAL mode (its creation, say) left a hot rollback
+    // journal: the ledger's committed state is the main file with the journal rolled back,
+    // which only a writer does. Its main file alone may hold half of that write, so it is not
+    // read in its place either.
+    if (code === 'SQLITE_READONLY_ROLLBACK' || hasBytes(`${path}-journal`))
+      throw new StoreReadonlyError(
+        path,
+        `a write to it was interrupted (SQLite left its rollback journal ${path}-journal); the next command that writes the ledger (revloop review, resume or ui) rolls it back`,
+      );
+    if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || hasBytes(`${path}-wal`)) throw err;
     const bytes = readFileSync(path);
     if (bytes.length > 19 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
     const copy = new Database(bytes, { readonly: true });
@@ -365,19 +376,9 @@ export class SqliteStore implements Store {
       if (endsAttempt !== undefined)
         this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
       const n = this.exec(
-        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+        `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        v.callKey,
-        v.runId,
-        v.round,
-        v.stage,
-        v.role,
-        v.reviewer,
-        v.revision,
-        v.promptDigest,
-        v.modelId,
-        toJson(v.reply),
-        v.costUsd,
+        ...verdictValues(v),
         this.now(),
       );
       // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
@@ -551,18 +552,9 @@ export class SqliteStore implements Store {
     return this.write(() => {
       if (!this.one('SELECT 1 AS x FROM runs WHERE id = ?', j.runId)) throw new UnknownRunError(j.runId);
       const n = this.exec(
-        `INSERT INTO judgements (call_key, run_id, case_id, judge, finding, defect, prompt_digest, model_id, reply, cost_usd, recorded_at)
+        `INSERT INTO judgements (${JUDGEMENT_COLUMNS}, recorded_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        j.callKey,
-        j.runId,
-        j.caseId,
-        j.judge,
-        j.finding,
-        j.defect,
-        j.promptDigest,
-        j.modelId,
-        toJson(j.reply),
-        j.costUsd,
+        ...judgementValues(j),
         this.now(),
       );
       return {

@@ -4,7 +4,7 @@
  */
 import type { CalibrationView } from '../view-types.js';
 import { COLORS, lineChart } from './chart.js';
-import { errorBox, getJson, h, mount, replace, short, when } from './dom.js';
+import { errorBox, getJson, h, mount, replace, short, table, when } from './dom.js';
 import { ledgerTable } from './ledger-table.js';
 
 const app = mount();
@@ -48,45 +48,24 @@ async function main(): Promise<void> {
     ),
     h('div', { class: 'card' }, chartHost),
     h('h2', {}, 'By run'),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        {},
+    table(
+      {},
+      ['#', 'Run', 'Change', 'Admitted', 'Blockers raised / overturned'],
+      v.runs.map((run, i) =>
         h(
-          'thead',
+          'tr',
           {},
+          h('td', {}, i + 1),
+          h('td', {}, h('a', { href: `/runs/${encodeURIComponent(run.id)}`, class: 'mono' }, short(run.id))),
+          h('td', {}, run.change),
+          h('td', {}, when(run.createdAt)),
           h(
-            'tr',
-            {},
-            ['#', 'Run', 'Change', 'Admitted', 'Blockers raised / overturned'].map((t) => h('th', {}, t)),
-          ),
-        ),
-        h(
-          'tbody',
-          {},
-          v.runs.map((run, i) =>
-            h(
-              'tr',
-              {},
-              h('td', {}, i + 1),
-              h(
-                'td',
-                {},
-                h('a', { href: `/runs/${encodeURIComponent(run.id)}`, class: 'mono' }, short(run.id)),
-              ),
-              h('td', {}, run.change),
-              h('td', {}, when(run.createdAt)),
-              h(
-                'td',
-                { class: 'small' },
-                run.reviewers
-                  .filter((r) => r.blockersRaised > 0)
-                  .map((r) => `${r.reviewer} ${r.blockersRaised}/${r.overturned}`)
-                  .join(' · ') || '—',
-              ),
-            ),
+            'td',
+            { class: 'small' },
+            run.reviewers
+              .filter((r) => r.blockersRaised > 0)
+              .map((r) => `${r.reviewer} ${r.blockersRaised}/${r.overturned}`)
+              .join(' · ') || '—',
           ),
         ),
       ),

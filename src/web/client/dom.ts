@@ -61,6 +61,34 @@ export function age(ms: number): string {
 
 export const when = (at: number): string => new Date(at).toLocaleString();
 
+/**
+ * A table in its scrolling wrapper: `head` the header row's cells (a string
+ * is a plain `th`; an element, a `th` of its own), `rows` the body's rows.
+ */
+export const table = (
+  attrs: Record<string, AttrValue>,
+  head: (string | HTMLElement)[],
+  rows: Child[],
+): HTMLElement =>
+  h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      attrs,
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          head.map((c) => (typeof c === 'string' ? h('th', {}, c) : c)),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
+
 /** A coloured pill; `kind` picks the CSS class (sev-MAJOR, st-completed, oc-clear, ok, bad). */
 export const badge = (text: string, kind = ''): HTMLElement =>
   h('span', { class: `badge ${kind}`.trim() }, text);

@@ -7,7 +7,7 @@
  * not run is listed as such, never scored.
  */
 import type { EvalListItem, EvalMetric, EvalReportView, EvalScorecardView } from '../eval-view.js';
-import { badge, cost, errorBox, getJson, h, mount, replace } from './dom.js';
+import { badge, cost, errorBox, getJson, h, mount, replace, table } from './dom.js';
 
 const app = mount();
 
@@ -48,99 +48,63 @@ function headline(s: EvalScorecardView): HTMLElement {
 }
 
 function reviewerTable(s: EvalScorecardView, id: string): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { id },
+  return table(
+    { id },
+    ['Reviewer', ...METRICS.map(([, t]) => t), 'Refuted'],
+    s.reviewers.map((r) =>
       h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          h('th', {}, 'Reviewer'),
-          METRICS.map(([, t]) => h('th', {}, t)),
-          h('th', {}, 'Refuted'),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        s.reviewers.map((r) =>
+        'tr',
+        { 'data-reviewer': r.reviewer },
+        h('td', {}, r.reviewer),
+        METRICS.map(([m]) =>
           h(
-            'tr',
-            { 'data-reviewer': r.reviewer },
-            h('td', {}, r.reviewer),
-            METRICS.map(([m]) =>
-              h(
-                'td',
-                { 'data-metric': m },
-                h('span', { class: 'value' }, pct(r.metrics[m])),
-                ' ',
-                h('span', { class: 'small muted interval' }, range(r.intervals[m])),
-                h('div', { class: 'small muted' }, counts(r, m)),
-              ),
-            ),
-            h('td', {}, r.tally.refuted),
+            'td',
+            { 'data-metric': m },
+            h('span', { class: 'value' }, pct(r.metrics[m])),
+            ' ',
+            h('span', { class: 'small muted interval' }, range(r.intervals[m])),
+            h('div', { class: 'small muted' }, counts(r, m)),
           ),
         ),
+        h('td', {}, r.tally.refuted),
       ),
     ),
   );
 }
 
 function caseTable(s: EvalScorecardView, id: string): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { id },
-      h(
-        'thead',
-        {},
-        h(
+  return table(
+    { id },
+    ['Case', 'Kind', 'Result', 'Findings', 'Matched', 'Blocking', 'Judged'],
+    s.cases.map((c) => {
+      const kind = c.clean ? 'clean' : `${c.defects.length} defect(s)`;
+      if (!c.ran)
+        return h(
           'tr',
-          {},
-          ['Case', 'Kind', 'Result', 'Findings', 'Matched', 'Blocking', 'Judged'].map((t) => h('th', {}, t)),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        s.cases.map((c) => {
-          const kind = c.clean ? 'clean' : `${c.defects.length} defect(s)`;
-          if (!c.ran)
-            return h(
-              'tr',
-              { 'data-case': c.id, class: 'not-run' },
-              h('td', { class: 'mono' }, c.id),
-              h('td', {}, kind),
-              h(
-                'td',
-                { colspan: 5 },
-                badge('not run', 'bad'),
-                ' ',
-                h('span', { class: 'small' }, c.error ?? c.field ?? ''),
-              ),
-            );
-          const findings = c.findings ?? [];
-          return h(
-            'tr',
-            { 'data-case': c.id },
-            h('td', { class: 'mono' }, c.id),
-            h('td', {}, kind),
-            h('td', {}, c.outcome ?? '—'),
-            h('td', {}, findings.length),
-            h('td', {}, (c.matches ?? []).filter((m) => m !== null).length),
-            h('td', {}, findings.filter((f) => f.blocking).length),
-            h('td', { class: 'small' }, c.judged && c.judged.pairs > 0 ? `${c.judged.pairs} pair(s)` : '—'),
-          );
-        }),
-      ),
-    ),
+          { 'data-case': c.id, class: 'not-run' },
+          h('td', { class: 'mono' }, c.id),
+          h('td', {}, kind),
+          h(
+            'td',
+            { colspan: 5 },
+            badge('not run', 'bad'),
+            ' ',
+            h('span', { class: 'small' }, c.error ?? c.field ?? ''),
+          ),
+        );
+      const findings = c.findings ?? [];
+      return h(
+        'tr',
+        { 'data-case': c.id },
+        h('td', { class: 'mono' }, c.id),
+        h('td', {}, kind),
+        h('td', {}, c.outcome ?? '—'),
+        h('td', {}, findings.length),
+        h('td', {}, (c.matches ?? []).filter((m) => m !== null).length),
+        h('td', {}, findings.filter((f) => f.blocking).length),
+        h('td', { class: 'small' }, c.judged && c.judged.pairs > 0 ? `${c.judged.pairs} pair(s)` : '—'),
+      );
+    }),
   );
 }
 
@@ -156,46 +120,25 @@ function comparison(r: EvalReportView): HTMLElement[] {
       {},
       `Difference (against − config), paired bootstrap over ${d.pairedCases} case(s) that ran on both sides`,
     ),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        { id: 'difference' },
-        h(
-          'thead',
-          {},
+    table(
+      { id: 'difference' },
+      ['Metric', 'Δ', '95 % interval', 'p', ''],
+      METRICS.map(([m, t]) => {
+        const x = d.overall[m];
+        return h(
+          'tr',
+          { 'data-metric': m },
+          h('td', {}, t),
           h(
-            'tr',
+            'td',
             {},
-            ['Metric', 'Δ', '95 % interval', 'p', ''].map((t) => h('th', {}, t)),
+            x.delta === null ? 'n/a' : `${x.delta >= 0 ? '+' : ''}${(x.delta * 100).toFixed(1)} points`,
           ),
-        ),
-        h(
-          'tbody',
-          {},
-          METRICS.map(([m, t]) => {
-            const x = d.overall[m];
-            return h(
-              'tr',
-              { 'data-metric': m },
-              h('td', {}, t),
-              h(
-                'td',
-                {},
-                x.delta === null ? 'n/a' : `${x.delta >= 0 ? '+' : ''}${(x.delta * 100).toFixed(1)} points`,
-              ),
-              h('td', {}, range(x.interval)),
-              h('td', {}, x.p === null ? '' : x.p.toFixed(3)),
-              h(
-                'td',
-                {},
-                x.delta === null ? '' : x.significant ? badge('significant', 'ok') : 'not significant',
-              ),
-            );
-          }),
-        ),
-      ),
+          h('td', {}, range(x.interval)),
+          h('td', {}, x.p === null ? '' : x.p.toFixed(3)),
+          h('td', {}, x.delta === null ? '' : x.significant ? badge('significant', 'ok') : 'not significant'),
+        );
+      }),
     ),
   ];
 }

@@ -1,6 +1,6 @@
 /** One round's findings as a table: severity, reviewer, place, claim, gating, refutation, settlement. */
 import type { FindingView } from '../view-types.js';
-import { badge, h, severityBadge, short, token } from './dom.js';
+import { badge, h, severityBadge, short, table, token } from './dom.js';
 
 function gateText(f: FindingView): HTMLElement | string {
   const g = f.gate;
@@ -80,88 +80,64 @@ function settleForm(f: FindingView, onSettled: () => void): HTMLElement {
 
 export function findingsTable(findings: FindingView[], onSettled: () => void): HTMLElement {
   if (findings.length === 0) return h('p', { class: 'muted' }, 'No findings.');
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'findings' },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['Severity', 'Reviewer', 'Where', 'Finding', 'Gating', 'Refutation', 'Standing'].map((t) =>
-            h('th', {}, t),
-          ),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        findings.map((f) => {
-          const r = f.reported;
-          const sev =
-            f.severity === r.severity
-              ? severityBadge(f.severity)
-              : h(
-                  'span',
-                  {},
-                  h('span', { class: 'strike' }, severityBadge(r.severity)),
-                  ' → ',
-                  severityBadge(f.severity),
-                );
-          return h(
-            'tr',
-            { 'data-finding': f.id },
-            h('td', {}, sev),
-            h('td', {}, f.reviewer),
-            h(
-              'td',
-              { class: 'mono small' },
-              `${r.file}:${r.line}${r.endLine && r.endLine !== r.line ? `-${r.endLine}` : ''}`,
-            ),
-            h(
-              'td',
+  return table(
+    { class: 'findings' },
+    ['Severity', 'Reviewer', 'Where', 'Finding', 'Gating', 'Refutation', 'Standing'],
+    findings.map((f) => {
+      const r = f.reported;
+      const sev =
+        f.severity === r.severity
+          ? severityBadge(f.severity)
+          : h(
+              'span',
               {},
-              h('div', { class: 'finding-claim' }, r.claim),
-              r.failureScenario
-                ? h('div', { class: 'finding-extra' }, 'Scenario: ', r.failureScenario)
-                : null,
-              r.violatedClause ? h('div', { class: 'finding-extra' }, 'Clause: ', r.violatedClause) : null,
-              r.missedBecause
-                ? h('div', { class: 'finding-extra' }, 'Missed before because: ', r.missedBecause)
-                : null,
-              f.dispute
-                ? h('div', { class: 'note' }, badge('disputed by the fixer'), ' ', f.dispute.reason)
-                : null,
-              h('div', { class: 'small muted mono' }, f.id),
-            ),
-            h('td', { class: 'small' }, gateText(f)),
-            h('td', { class: 'small' }, refutationText(f)),
-            h(
-              'td',
-              { class: 'small' },
-              standing(f),
-              f.settlement
-                ? h(
-                    'div',
-                    { class: 'note' },
-                    badge(
-                      `settled: ${f.settlement.decision}`,
-                      f.settlement.decision === 'upheld' ? 'bad' : 'ok',
-                    ),
-                    ' by ',
-                    f.settlement.by,
-                    f.settlement.note ? h('div', { class: 'muted' }, f.settlement.note) : null,
-                  )
-                : null,
-              settleable(f) ? settleForm(f, onSettled) : null,
-            ),
-          );
-        }),
-      ),
-    ),
+              h('span', { class: 'strike' }, severityBadge(r.severity)),
+              ' → ',
+              severityBadge(f.severity),
+            );
+      return h(
+        'tr',
+        { 'data-finding': f.id },
+        h('td', {}, sev),
+        h('td', {}, f.reviewer),
+        h(
+          'td',
+          { class: 'mono small' },
+          `${r.file}:${r.line}${r.endLine && r.endLine !== r.line ? `-${r.endLine}` : ''}`,
+        ),
+        h(
+          'td',
+          {},
+          h('div', { class: 'finding-claim' }, r.claim),
+          r.failureScenario ? h('div', { class: 'finding-extra' }, 'Scenario: ', r.failureScenario) : null,
+          r.violatedClause ? h('div', { class: 'finding-extra' }, 'Clause: ', r.violatedClause) : null,
+          r.missedBecause
+            ? h('div', { class: 'finding-extra' }, 'Missed before because: ', r.missedBecause)
+            : null,
+          f.dispute
+            ? h('div', { class: 'note' }, badge('disputed by the fixer'), ' ', f.dispute.reason)
+            : null,
+          h('div', { class: 'small muted mono' }, f.id),
+        ),
+        h('td', { class: 'small' }, gateText(f)),
+        h('td', { class: 'small' }, refutationText(f)),
+        h(
+          'td',
+          { class: 'small' },
+          standing(f),
+          f.settlement
+            ? h(
+                'div',
+                { class: 'note' },
+                badge(`settled: ${f.settlement.decision}`, f.settlement.decision === 'upheld' ? 'bad' : 'ok'),
+                ' by ',
+                f.settlement.by,
+                f.settlement.note ? h('div', { class: 'muted' }, f.settlement.note) : null,
+              )
+            : null,
+          settleable(f) ? settleForm(f, onSettled) : null,
+        ),
+      );
+    }),
   );
 }

@@ -21,7 +21,7 @@ import {
   UPGRADES,
 } from '../../sim/index.js';
 import { COLORS, type LineChart, lineChart } from './chart.js';
-import { errorBox, h, mount, replace } from './dom.js';
+import { errorBox, h, mount, replace, table } from './dom.js';
 import { ledgerTable } from './ledger-table.js';
 
 type NumKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule'>;
@@ -96,33 +96,15 @@ function onDrawn(): void {
 /** The same rows as `revloop sim`'s text report, 95 % intervals in brackets. */
 function outcomeTable(r: SimResult): HTMLElement {
   const labels = sideLabels(r);
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      {},
+  return table(
+    {},
+    ['Outcome (95 % intervals)', ...SIDES.map((side) => h('th', { class: 'num' }, labels[side]))],
+    OUTCOME_ROWS.map(([label, f]) =>
       h(
-        'thead',
+        'tr',
         {},
-        h(
-          'tr',
-          {},
-          h('th', {}, 'Outcome (95 % intervals)'),
-          SIDES.map((side) => h('th', { class: 'num' }, labels[side])),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        OUTCOME_ROWS.map(([label, f]) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, label),
-            SIDES.map((side) => h('td', { class: 'num' }, f(r[side]))),
-          ),
-        ),
+        h('td', {}, label),
+        SIDES.map((side) => h('td', { class: 'num' }, f(r[side]))),
       ),
     ),
   );

@@ -1,6 +1,6 @@
 /** The per-reviewer calibration ledger (blockers raised, overturned, rate, reading) as a table. */
 import type { ReviewerCalibration } from '../../analyze/analyze.js';
-import { badge, h } from './dom.js';
+import { badge, h, table } from './dom.js';
 
 const readingKind = (read: string): string =>
   read.startsWith('inflating')
@@ -13,44 +13,29 @@ const readingKind = (read: string): string =>
 
 export function ledgerTable(rows: ReviewerCalibration[], id: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted', id }, 'No reviewer raised a finding.');
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { id, class: 'ledger' },
-      h(
-        'thead',
+  return table(
+    { id, class: 'ledger' },
+    [
+      'Reviewer',
+      ...['Blockers raised', 'Overturned', 'Overturn rate'].map((t) => h('th', { class: 'num' }, t)),
+      'Reading',
+    ],
+    rows.map((r) => {
+      const [word, ...rest] = r.read.split(':');
+      return h(
+        'tr',
         {},
+        h('td', {}, r.reviewer),
+        h('td', { class: 'num' }, r.blockersRaised),
+        h('td', { class: 'num' }, r.overturned),
+        h('td', { class: 'num' }, `${(r.overturnRate * 100).toFixed(0)}%`),
         h(
-          'tr',
+          'td',
           {},
-          h('th', {}, 'Reviewer'),
-          ['Blockers raised', 'Overturned', 'Overturn rate'].map((t) => h('th', { class: 'num' }, t)),
-          h('th', {}, 'Reading'),
+          badge(word ?? r.read, readingKind(r.read)),
+          rest.length ? h('span', { class: 'small muted' }, `:${rest.join(':')}`) : null,
         ),
-      ),
-      h(
-        'tbody',
-        {},
-        rows.map((r) => {
-          const [word, ...rest] = r.read.split(':');
-          return h(
-            'tr',
-            {},
-            h('td', {}, r.reviewer),
-            h('td', { class: 'num' }, r.blockersRaised),
-            h('td', { class: 'num' }, r.overturned),
-            h('td', { class: 'num' }, `${(r.overturnRate * 100).toFixed(0)}%`),
-            h(
-              'td',
-              {},
-              badge(word ?? r.read, readingKind(r.read)),
-              rest.length ? h('span', { class: 'small muted' }, `:${rest.join(':')}`) : null,
-            ),
-          );
-        }),
-      ),
-    ),
+      );
+    }),
   );
 }

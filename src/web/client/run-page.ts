@@ -13,6 +13,7 @@ import {
   replace,
   short,
   statusBadge,
+  table,
   when,
 } from './dom.js';
 import { findingsTable } from './findings-table.js';
@@ -22,44 +23,23 @@ const runId = decodeURIComponent(location.pathname.replace(/^\/runs\//, ''));
 const api = `/api/runs/${encodeURIComponent(runId)}`;
 
 function checksTable(results: CheckResult[]): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'checks' },
+  return table(
+    { class: 'checks' },
+    ['Check', 'Result', h('th', { class: 'num' }, 'Exit'), h('th', { class: 'num' }, 'Time'), 'Output tail'],
+    results.map((c) =>
       h(
-        'thead',
+        'tr',
         {},
+        h('td', {}, c.name),
+        h('td', {}, badge(c.passed ? 'passed' : 'failed', c.passed ? 'ok' : 'bad')),
+        h('td', { class: 'num' }, c.exitCode ?? '—'),
+        h('td', { class: 'num' }, `${(c.durationMs / 1000).toFixed(2)} s`),
         h(
-          'tr',
+          'td',
           {},
-          h('th', {}, 'Check'),
-          h('th', {}, 'Result'),
-          h('th', { class: 'num' }, 'Exit'),
-          h('th', { class: 'num' }, 'Time'),
-          h('th', {}, 'Output tail'),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        results.map((c) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, c.name),
-            h('td', {}, badge(c.passed ? 'passed' : 'failed', c.passed ? 'ok' : 'bad')),
-            h('td', { class: 'num' }, c.exitCode ?? '—'),
-            h('td', { class: 'num' }, `${(c.durationMs / 1000).toFixed(2)} s`),
-            h(
-              'td',
-              {},
-              c.tail.trim()
-                ? h('details', {}, h('summary', {}, 'show'), h('pre', { class: 'tail' }, c.tail))
-                : h('span', { class: 'muted' }, 'no output'),
-            ),
-          ),
+          c.tail.trim()
+            ? h('details', {}, h('summary', {}, 'show'), h('pre', { class: 'tail' }, c.tail))
+            : h('span', { class: 'muted' }, 'no output'),
         ),
       ),
     ),

@@ -4,6 +4,7 @@ import type { ReviewerConfig } from '../../../src/core/config.js';
 import type { CallResult } from '../../../src/ports/reviewer.js';
 import { createReviewer } from '../../../src/reviewers/index.js';
 import { type FaultServer, faults, startFaultServer } from '../../helpers/fault-server.js';
+import { anthropicConfig } from '../api-configs.js';
 import { callRequest, closedPort } from '../call-request.js';
 import { abortedStall, afterFault, type CallOpts, closeServer } from './fault-server-variants.js';
 import { detailHas, retryAfter, runReviewerContract } from './reviewer-contract.js';
@@ -11,18 +12,9 @@ import { detailHas, retryAfter, runReviewerContract } from './reviewer-contract.
 const KEY = 'sk-ant-contract-0123456789abcdef';
 const UPHELD = { decision: 'upheld', reason: 'the race is real' };
 
-const cfg = (server: FaultServer, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'refuter',
-  adapter: 'anthropic',
-  baseURL: server.anthropicBaseURL,
-  model: 'claude-pinned',
-  prices: { inputPerMTok: 3, outputPerMTok: 15 },
-  ...over,
-});
-
 // A refuter here (the openai file calls a reviewer), so both roles' schemas meet the contract.
 function call(server: FaultServer, o: CallOpts<ReviewerConfig> = {}): Promise<CallResult> {
-  return createReviewer(cfg(server, o.over), {
+  return createReviewer(anthropicConfig(server, o.over), {
     role: 'refuter',
     name: 'refuter',
     repoRoot: '/',

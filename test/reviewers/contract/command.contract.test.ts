@@ -5,22 +5,17 @@ import type { ReviewerConfig } from '../../../src/core/config.js';
 import type { CallRequest } from '../../../src/ports/reviewer.js';
 import { createCommandReviewer, readPlainReply } from '../../../src/reviewers/command.js';
 import { createReviewer } from '../../../src/reviewers/index.js';
-import { AGENTS, callRequest, cleanupDirs, tempDir } from '../call-request.js';
+import {
+  AGENTS,
+  callRequest,
+  standInConfig as cfg,
+  cleanupDirs,
+  reviewerContext as ctx,
+  tempDir,
+} from '../call-request.js';
 import { detailHas, runReviewerContract } from './reviewer-contract.js';
 
 const script = join(AGENTS, 'reviewer.mjs');
-const cfg = (mode: string, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'correctness',
-  adapter: 'command',
-  command: [script, mode],
-  ...over,
-});
-const ctx = (env: NodeJS.ProcessEnv = process.env) => ({
-  role: 'reviewer' as const,
-  name: 'correctness',
-  repoRoot: '/',
-  env,
-});
 const call = (
   mode: string,
   over: Partial<ReviewerConfig> = {},

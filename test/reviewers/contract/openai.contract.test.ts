@@ -4,6 +4,7 @@ import type { ReviewerConfig } from '../../../src/core/config.js';
 import type { CallResult } from '../../../src/ports/reviewer.js';
 import { createReviewer } from '../../../src/reviewers/index.js';
 import { type FaultServer, faults, startFaultServer } from '../../helpers/fault-server.js';
+import { openaiConfig } from '../api-configs.js';
 import { callRequest, closedPort } from '../call-request.js';
 import { abortedStall, afterFault, type CallOpts, closeServer } from './fault-server-variants.js';
 import { detailHas, retryAfter, runReviewerContract } from './reviewer-contract.js';
@@ -11,18 +12,8 @@ import { detailHas, retryAfter, runReviewerContract } from './reviewer-contract.
 const KEY = 'sk-contract-openai-0123456789abcdef';
 const PASS = { verdict: 'pass', findings: [] };
 
-const cfg = (server: FaultServer, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
-  name: 'standards',
-  adapter: 'openai',
-  baseURL: server.openaiBaseURL,
-  model: 'gpt-pinned',
-  apiKeyEnv: 'REVLOOP_TEST_OPENAI_KEY',
-  prices: { inputPerMTok: 2, outputPerMTok: 8 },
-  ...over,
-});
-
 function call(server: FaultServer, o: CallOpts<ReviewerConfig> = {}): Promise<CallResult> {
-  return createReviewer(cfg(server, o.over), {
+  return createReviewer(openaiConfig(server, o.over), {
     role: 'reviewer',
     name: 'standards',
     repoRoot: '/',
