@@ -125,6 +125,13 @@ export interface Store {
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }>;
+  /**
+   * recordVerdict for each item, all in one transaction (one commit, one fsync):
+   * every item is recorded or, on any fault (a stale lease, an attempt never
+   * begun), none is. Results in the order given. For calls that finished
+   * together, whose verdicts nothing has used yet (a chunked review round).
+   */
+  recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]>;
   /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
   completeStage(lease: Lease, c: StageCompletion): Promise<void>;
   /** Ends the run and releases its lease, in one transaction. */
@@ -157,4 +164,16 @@ export interface Store {
   listAttempts(runId: string): Promise<AttemptRow[]>;
   listFindings(runId: string): Promise<FindingRow[]>;
   getFinding(idOrPrefix: string): Promise<FindingRow | null>;
+}
+
+/** One verdict of a batch (Store.recordVerdicts): recordVerdict's arguments. */
+export interface VerdictToRecord {
+  verdict: NewVerdict;
+  endsAttempt?: number | undefined;
+  attemptDetail?: string | null | undefined;
+}
+
+export interface RecordedVerdict {
+  inserted: boolean;
+  verdict: VerdictRow;
 }

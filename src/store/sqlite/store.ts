@@ -23,10 +23,12 @@ import { isTerminal, RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
+  RecordedVerdict,
   RunEnd,
   RunFilter,
   StageCompletion,
   Store,
+  VerdictToRecord,
 } from '../../ports/store.js';
 import {
   AlreadySettledError,
@@ -362,31 +364,47 @@ export class SqliteStore implements Store {
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.write(() => {
       this.fence(lease);
-      if (endsAttempt !== undefined)
-        this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
-      const n = this.exec(
-        `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        v.callKey,
-        v.runId,
-        v.round,
-        v.stage,
-        v.role,
-        v.reviewer,
-        v.revision,
-        v.promptDigest,
-        v.modelId,
-        toJson(v.reply),
-        v.costUsd,
-        this.now(),
-      );
-      // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
-      // aborts before its stage completes (admission's cost window reads it).
-      if (n === 1 && v.costUsd > 0)
-        this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', v.costUsd, lease.runId);
-      const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
-      return { inserted: n === 1, verdict: toVerdict(row!) };
+      return this.recordVerdictIn(lease, { verdict: v, endsAttempt, attemptDetail });
     });
+  }
+
+  async recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]> {
+    // One IMMEDIATE transaction, so one FULL commit (one fsync of the log) for the whole batch.
+    return this.write(() => {
+      this.fence(lease);
+      return items.map((item) => this.recordVerdictIn(lease, item));
+    });
+  }
+
+  /** One verdict inside the caller's transaction. */
+  private recordVerdictIn(
+    lease: Lease,
+    { verdict: v, endsAttempt, attemptDetail }: VerdictToRecord,
+  ): RecordedVerdict {
+    if (endsAttempt !== undefined)
+      this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
+    const n = this.exec(
+      `INSERT INTO verdicts (call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
+      v.callKey,
+      v.runId,
+      v.round,
+      v.stage,
+      v.role,
+      v.reviewer,
+      v.revision,
+      v.promptDigest,
+      v.modelId,
+      toJson(v.reply),
+      v.costUsd,
+      this.now(),
+    );
+    // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
+    // aborts before its stage completes (admission's cost window reads it).
+    if (n === 1 && v.costUsd > 0)
+      this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', v.costUsd, lease.runId);
+    const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
+    return { inserted: n === 1, verdict: toVerdict(row!) };
   }
 
   async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
