@@ -50,7 +50,7 @@ async function gather(
   while (i < ordered.length && packFileContext(budget, got).usedBytes < budget) {
     const batch = ordered.slice(i, i + READ_BATCH);
     i += batch.length;
-    const blobs = await Promise.all(batch.map((p) => ctx.readBlob(head, p)));
+    const blobs = await Promise.all(batch.map((p) => ctx.readBlobOnce(head, p)));
     batch.forEach((path, k) => {
       const blob = blobs[k];
       // Absent at the revision (a submodule, a path git lists but cannot show): nothing to carry.
