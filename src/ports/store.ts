@@ -16,7 +16,7 @@ import type {
   Settlement,
 } from '../core/ledger.js';
 import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
-import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, Stage, StopReason } from '../core/types.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -158,6 +158,8 @@ export interface Store {
   listRuns(filter?: RunFilter): Promise<RunRow[]>;
   listRounds(runId: string): Promise<RoundRow[]>;
   listStages(runId: string): Promise<StageRow[]>;
+  /** One completed stage, or null: what the driver reads back after running it (not every stage again). */
+  getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null>;
   listVerdicts(runId: string): Promise<VerdictRow[]>;
   /** Verdicts of every run of the change (scope lock across runs). */
   listVerdictsForChange(changeKey: string): Promise<VerdictRow[]>;

@@ -376,6 +376,11 @@ export class MemoryStore implements Store {
     ).map(parseStageRow);
   }
 
+  async getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null> {
+    const row = this.stages.find((s) => s.runId === runId && s.round === round && s.stage === stage);
+    return row ? parseStageRow(copyJson(row)) : null;
+  }
+
   async recordJudgement(
     j: Omit<JudgementRow, 'recordedAt'>,
   ): Promise<{ inserted: boolean; judgement: JudgementRow }> {

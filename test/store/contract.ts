@@ -493,6 +493,11 @@ export function runStoreContract(
           [1, 'refute', refuteResult()],
           [1, 'fix', fixResult({ commit: 'c2' })],
         ]);
+        // One stage read alone is the row the list holds; a stage not completed is null.
+        expect(await store.getStage(lease.runId, 1, 'refute')).toEqual(stages[1]);
+        expect(await store.getStage(lease.runId, 1, 'decide')).toBeNull();
+        expect(await store.getStage(lease.runId, 2, 'review')).toBeNull();
+        expect(await store.getStage('no-such-run', 1, 'review')).toBeNull();
         const run = (await store.getRun(lease.runId))!;
         expect(stages[0]!.snapshotKey).toBe(run.snapshotKey);
         expect(run).toMatchObject({ head: 'c2', costUsd: 0.75, roundsDone: 1 });

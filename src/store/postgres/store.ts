@@ -17,7 +17,7 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus } from '../../core/types.js';
+import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -524,6 +524,17 @@ export class PostgresStore implements Store {
         toStage,
       ),
     );
+  }
+
+  async getStage(runId: string, round: number, stage: Stage) {
+    return this.guard(async () => {
+      const rows = await this.all('SELECT * FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3', [
+        runId,
+        round,
+        stage,
+      ]);
+      return rows[0] ? toStage(rows[0]) : null;
+    });
   }
 
   async recordJudgement(

@@ -19,7 +19,7 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus } from '../../core/types.js';
+import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -561,6 +561,18 @@ export class SqliteStore implements Store {
     return this.read(() =>
       this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
     );
+  }
+
+  async getStage(runId: string, round: number, stage: Stage) {
+    return this.read(() => {
+      const row = this.one(
+        'SELECT * FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
+        runId,
+        round,
+        stage,
+      );
+      return row ? toStage(row) : null;
+    });
   }
 
   async recordJudgement(
