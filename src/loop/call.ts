@@ -214,8 +214,9 @@ async function record(
   if (batch) {
     // Queued: noted now as the store will return it (its time is the store's once written).
     const verdict = parseVerdictRow({ ...item.verdict, recordedAt: ctx.deps.clock.now() });
-    batch.add(item, saved);
+    const queued = batch.add(item, saved);
     ctx.ledger.noteVerdict(verdict);
+    await queued;
     return verdict;
   }
   await saved;

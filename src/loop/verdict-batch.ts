@@ -21,8 +21,8 @@
  *   VERDICTS_PER_COMMIT calls, like a larger `review.concurrency`).
  */
 import type { Lease } from '../core/ledger.js';
-import type { VerdictToRecord } from '../ports/store.js';
-import type { RunContext } from './run-context.js';
+import type { Store, VerdictToRecord } from '../ports/store.js';
+import type { LedgerCache } from './ledger-cache.js';
 
 /** Finished calls per ledger transaction: the most a kill -9 makes a resume ask again. */
 export const VERDICTS_PER_COMMIT = 16;
@@ -39,19 +39,29 @@ export class VerdictBatch {
   private fault: { error: unknown } | undefined;
 
   constructor(
-    private readonly ctx: Pick<RunContext, 'deps' | 'ledger'>,
+    /** What it uses of a RunContext: the store's batch write, the ledger cache's note. */
+    private readonly ctx: {
+      deps: { store: Pick<Store, 'recordVerdicts'> };
+      ledger: Pick<LedgerCache, 'noteVerdict'>;
+    },
     private readonly lease: Lease,
     private readonly size = VERDICTS_PER_COMMIT,
   ) {}
 
   /**
-   * Queues a finished call's verdict; a full batch starts being written. Throws
-   * the fault of a batch written before (a lost lease): no later call starts.
+   * Queues a finished call's verdict; a full batch starts being written, and the
+   * caller then waits for the batch before it (so at most two batches of prompts
+   * are being saved at once: the calls do not run ahead of the disk without
+   * bound). Rejects with the fault of a batch written before (a lost lease): no
+   * later call starts.
    */
-  add(item: VerdictToRecord, saved: Promise<void>): void {
+  async add(item: VerdictToRecord, saved: Promise<void>): Promise<void> {
     if (this.fault) throw this.fault.error;
     this.queued.push({ item, saved });
-    if (this.queued.length >= this.size) this.write().catch(() => undefined);
+    if (this.queued.length < this.size) return;
+    const before = this.written;
+    this.write().catch(() => undefined);
+    await before;
   }
 
   /** Writes what is queued and waits until every batch is in the ledger; throws the first fault. */
