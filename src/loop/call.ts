@@ -40,7 +40,8 @@ export interface CallSpec<R extends Role = Role> {
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
   /**
    * Records the verdict with those of other finished calls (verdict-batch.ts): the
-   * call returns once it is queued, and the caller flushes the batch before using it.
+   * call returns once it is queued (the one that fills a batch, once the batch before
+   * it is written), and the caller flushes the batch before using the verdict.
    */
   batch?: VerdictBatch | undefined;
 }
