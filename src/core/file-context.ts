@@ -39,18 +39,38 @@ function isBinary(b: Uint8Array): boolean {
 /** Picks what fits in `budgetBytes`, whole files in path order (see the module comment). */
 export function packFileContext(budgetBytes: number, candidates: ContextCandidate[]): FileContext {
   const out: FileContext = { included: [], omitted: [], budgetBytes, usedBytes: 0 };
-  let left = budgetBytes;
-  for (const c of [...candidates].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    if (c.content !== null && isBinary(c.content)) out.omitted.push({ path: c.path, reason: 'binary' });
-    else if (c.content === null || c.content.length > left)
-      out.omitted.push({ path: c.path, reason: 'over_budget' });
-    else {
+  const { picks, usedBytes } = pick(budgetBytes, candidates);
+  for (const { c, take } of picks)
+    if (take === 'included' && c.content !== null)
       out.included.push({ path: c.path, text: utf8.decode(c.content) });
-      left -= c.content.length;
-    }
-  }
-  out.usedBytes = budgetBytes - left;
+    else out.omitted.push({ path: c.path, reason: take === 'binary' ? 'binary' : 'over_budget' });
+  out.usedBytes = usedBytes;
   return out;
+}
+
+/**
+ * The bytes packFileContext would include, without decoding a file: a reader that
+ * reads until the budget is spent asks this after each batch (P9: decoding every
+ * file read so far after each batch was most of a large change's context time).
+ */
+export function contextBytesUsed(budgetBytes: number, candidates: ContextCandidate[]): number {
+  return pick(budgetBytes, candidates).usedBytes;
+}
+
+function pick(
+  budgetBytes: number,
+  candidates: ContextCandidate[],
+): { picks: { c: ContextCandidate; take: 'included' | OmitReason }[]; usedBytes: number } {
+  let left = budgetBytes;
+  const picks = [...candidates]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((c) => {
+      if (c.content !== null && isBinary(c.content)) return { c, take: OmitReason.binary };
+      if (c.content === null || c.content.length > left) return { c, take: OmitReason.over_budget };
+      left -= c.content.length;
+      return { c, take: 'included' as const };
+    });
+  return { picks, usedBytes: budgetBytes - left };
 }
 
 /** A fence longer than any run of backticks in the text, so no file can close it early. */

@@ -39,10 +39,17 @@ export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'chan
   // round; the patch between two full shas never changes, so keep the last few parsed.
   const cache = new Map<string, Promise<PatchFile[]>>();
 
-  async function patchFiles(repo: string, base: string, head: string): Promise<PatchFile[]> {
+  async function patchFiles(
+    repo: string,
+    base: string,
+    head: string,
+    paths: readonly string[] = [],
+  ): Promise<PatchFile[]> {
     assertRev(repo, base);
     assertRev(repo, head);
-    const args = [...BARE, ...pinAttributes(base), ...HUNK_ARGS, base, head, '--'];
+    // Literal pathspecs: a path holding `*` or `?` names that one file only.
+    const spec = paths.map((p) => `:(literal)${p}`);
+    const args = [...BARE, ...pinAttributes(base), ...HUNK_ARGS, base, head, '--', ...spec];
     const res = await run.exec(await commonDir(repo), args);
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
     return parsePatch(res.stdout.toString('utf8'));
@@ -65,7 +72,10 @@ export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'chan
 
   return {
     // The file list is the patch's headers: one git process answers both questions.
-    async changedFiles(repo, base, head) {
+    async changedFiles(repo, base, head, paths) {
+      // Only some paths asked (P9: is a protected file edited?): a patch of those alone, not
+      // the whole change's, which on a 20 MB change was a second full diff read, parsed and kept.
+      if (paths) return paths.length === 0 ? [] : changedFilesOf(await patchFiles(repo, base, head, paths));
       return changedFilesOf(await cachedPatchFiles(repo, base, head));
     },
 

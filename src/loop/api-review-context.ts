@@ -4,7 +4,12 @@
  * decides what fits. Read once per revision, and only when such a reviewer
  * asks; a reviewer that reads the checkout gets nothing here.
  */
-import { type ContextCandidate, type FileContext, packFileContext } from '../core/file-context.js';
+import {
+  type ContextCandidate,
+  contextBytesUsed,
+  type FileContext,
+  packFileContext,
+} from '../core/file-context.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { RunContext } from './run-context.js';
 
@@ -47,10 +52,10 @@ async function gather(
   const got: ContextCandidate[] = [];
   let i = 0;
   // Stops reading once the budget is spent: the files left unread are named, not read.
-  while (i < ordered.length && packFileContext(budget, got).usedBytes < budget) {
+  while (i < ordered.length && contextBytesUsed(budget, got) < budget) {
     const batch = ordered.slice(i, i + READ_BATCH);
     i += batch.length;
-    const blobs = await Promise.all(batch.map((p) => ctx.readBlob(head, p)));
+    const blobs = await Promise.all(batch.map((p) => ctx.readBlobOnce(head, p)));
     batch.forEach((path, k) => {
       const blob = blobs[k];
       // Absent at the revision (a submodule, a path git lists but cannot show): nothing to carry.

@@ -7,11 +7,14 @@
 import { callKey as makeCallKey } from '../core/keys.js';
 import type { Lease } from '../core/ledger.js';
 import { nextRetry } from '../core/retry-policy.js';
-import { isRoleVerdict, type VerdictRow, type VerdictRowOf } from '../core/stage-results.js';
+import { isRoleVerdict, type NewVerdict, type VerdictRow, type VerdictRowOf } from '../core/stage-results.js';
+import { parseVerdictRow } from '../core/stored-rows.js';
 import type { CallClass, Role, Stage } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
+import type { VerdictToRecord } from '../ports/store.js';
 import { MalformedReplyError, StopRequestedError } from './errors.js';
 import type { RunContext } from './run-context.js';
+import type { VerdictBatch } from './verdict-batch.js';
 
 export interface CallSpec<R extends Role = Role> {
   role: R;
@@ -35,6 +38,12 @@ export interface CallSpec<R extends Role = Role> {
   onFirstBytes?: (() => void) | undefined;
   /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
+  /**
+   * Records the verdict with those of other finished calls (verdict-batch.ts): the
+   * call returns once it is queued (the one that fills a batch, once the batch before
+   * it is written), and the caller flushes the batch before using the verdict.
+   */
+  batch?: VerdictBatch | undefined;
 }
 
 export type CallOutcome<R extends Role = Role> =
@@ -128,31 +137,24 @@ export async function callAgent<R extends Role>(
         await deps.store.endAttempt(lease, key, attempt, cls, detail, res.costUsd);
         return { ok: false, class: cls, detail, attempts: attempt };
       }
-      // The prompt is on disk before the ledger names its digest (finishing a fixer's
-      // reply, the commit, does not need it).
-      await saved;
-      // The verdict and the attempt's end in one transaction: a crash leaves either the
-      // attempt `started` (marked `unknown` on resume, which calls again under the same key)
-      // or both, never an `ok` attempt without its verdict.
-      const { verdict } = await deps.store.recordVerdict(
-        lease,
-        {
-          callKey: key,
-          runId: ctx.run.id,
-          round: spec.round,
-          stage: spec.stage,
-          role: spec.role,
-          reviewer: spec.name,
-          revision: spec.head,
-          promptDigest,
-          modelId: res.modelId,
-          reply,
-          costUsd: res.costUsd,
-        },
-        attempt,
-        res.note,
-      );
-      ctx.ledger.noteVerdict(verdict);
+      const row: NewVerdict = {
+        callKey: key,
+        runId: ctx.run.id,
+        round: spec.round,
+        stage: spec.stage,
+        role: spec.role,
+        reviewer: spec.name,
+        revision: spec.head,
+        promptDigest,
+        modelId: res.modelId,
+        reply,
+        costUsd: res.costUsd,
+      };
+      const verdict = await record(ctx, lease, spec.batch, saved, {
+        verdict: row,
+        endsAttempt: attempt,
+        attemptDetail: res.note,
+      });
       const mine = ofRole(verdict, spec.role);
       deps.onEvent?.({
         kind: 'call_done',
@@ -195,6 +197,38 @@ export async function callAgent<R extends Role>(
     });
     await deps.clock.sleep(next.delayMs, deps.signal);
   }
+}
+
+/**
+ * The verdict and the attempt's end in one transaction: a crash leaves either the
+ * attempt `started` (marked `unknown` on resume, which calls again under the same key)
+ * or both, never an `ok` attempt without its verdict. The prompt is on disk before the
+ * ledger names its digest (finishing a fixer's reply, the commit, does not need it).
+ */
+async function record(
+  ctx: RunContext,
+  lease: Lease,
+  batch: VerdictBatch | undefined,
+  saved: Promise<void>,
+  item: VerdictToRecord,
+): Promise<VerdictRow> {
+  if (batch) {
+    // Queued: noted now as the store will return it (its time is the store's once written).
+    const verdict = parseVerdictRow({ ...item.verdict, recordedAt: ctx.deps.clock.now() });
+    const queued = batch.add(item, saved);
+    ctx.ledger.noteVerdict(verdict);
+    await queued;
+    return verdict;
+  }
+  await saved;
+  const { verdict } = await ctx.deps.store.recordVerdict(
+    lease,
+    item.verdict,
+    item.endsAttempt,
+    item.attemptDetail,
+  );
+  ctx.ledger.noteVerdict(verdict);
+  return verdict;
 }
 
 /** The call key names the role, so a verdict under it of another role is a corrupt ledger, never a reply to use. */

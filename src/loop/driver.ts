@@ -118,7 +118,10 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
     boundary(`before:${stage}`);
     deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
     await h.run();
-    for (const row of await deps.store.listStages(ctx.run.id)) ctx.noteStage(row);
+    // Only the row just recorded: reading every stage back re-parsed the round's review
+    // result (a 2,000-file coverage) after each later stage (P9).
+    const row = await deps.store.getStage(ctx.run.id, round, stage);
+    if (row) ctx.noteStage(row);
   };
   const hasChecks = () => s.checks.length > 0;
 

@@ -72,4 +72,12 @@ export class GitFacts {
   readBlob(sha: string, path: string): Promise<Buffer | null> {
     return this.blobs.get(`${sha}:${path}`, () => this.git.readFile(this.repo, sha, path));
   }
+
+  /**
+   * A file at a commit id, read for one use and not kept (a chunk's file context):
+   * kept, a 2,000-file change held every file of it until the run ended (P9's memory).
+   */
+  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
+    return this.git.readFile(this.repo, sha, path);
+  }
 }

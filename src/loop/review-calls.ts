@@ -5,7 +5,8 @@
  * over the reviewers; calls to an endpoint that caches the prompt's prefix
  * start once the first of them has cached it (prefix-warming.ts). Each call
  * checks the budgets before it starts (callAgent), so a round overshoots the
- * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives. The
+ * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives
+ * (a chunked round's a batch at a time: verdict-batch.ts, all written before the round returns). The
  * outcomes are read in configured order (reviewer, then chunk), so the round
  * records what a sequential round would, and the first failure in that order
  * fails the run (invariant 1: no partial clear).
@@ -24,6 +25,7 @@ import { checkFindingLines } from './finding-lines.js';
 import { prefixWarming } from './prefix-warming.js';
 import type { ReviewPlan } from './review-plan.js';
 import { type Agent, type RunContext, RunEnd } from './run-context.js';
+import { VerdictBatch } from './verdict-batch.js';
 import type { checkoutForReaders } from './worktree.js';
 
 export type { DroppedFinding };
@@ -82,6 +84,8 @@ export async function reviewCalls(
     limit,
     ctx.deps.clock.sleep,
   );
+  // A chunked round records its verdicts a batch at a time, every batch written before it returns.
+  const batch = chunked ? new VerdictBatch(ctx, lease) : undefined;
   const settled = await runBounded(
     calls,
     limit,
@@ -109,11 +113,12 @@ export async function reviewCalls(
         beforeAttempt: checkout.beforeAttempt(agent.reviewer),
         finish: (reply) => checkFindingLines(ctx, head, reply),
         onFirstBytes: warm.onFirstBytes,
+        batch,
       }).finally(warm.ended);
       return { call: c, res };
     },
     (r) => !r.res.ok,
-  );
+  ).finally(() => batch?.flush());
   // Configured order: reviewer first, then chunk (the run order is chunk first).
   const order = calls
     .map((c, i) => ({ i, key: c.order * plan.chunks.length + c.chunk.index }))

@@ -161,6 +161,11 @@ export class RunContext {
     return this.facts.readBlob(sha, path);
   }
 
+  /** A file at a commit id, not kept after this read (GitFacts.readBlobOnce). */
+  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
+    return this.facts.readBlobOnce(sha, path);
+  }
+
   wallDeadline(): number {
     return this.budget.wallDeadline();
   }

@@ -71,7 +71,11 @@ export interface Git {
   ): Promise<{ digest: string; text: string | null }>;
   /** The canonical diff text, for prompts; throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
-  changedFiles(repo: string, base: string, head: string): Promise<ChangedFile[]>;
+  /**
+   * The files changed from `base` to `head` (renames followed); with `paths`, only
+   * changes that touch one of them (as old or new path), each path taken literally.
+   */
+  changedFiles(repo: string, base: string, head: string, paths?: readonly string[]): Promise<ChangedFile[]>;
   hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
   /** Contents of a file at a commit, or null when absent. */
   readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;

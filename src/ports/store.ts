@@ -16,7 +16,7 @@ import type {
   Settlement,
 } from '../core/ledger.js';
 import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
-import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, Stage, StopReason } from '../core/types.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -125,6 +125,13 @@ export interface Store {
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }>;
+  /**
+   * recordVerdict for each item, all in one transaction (one commit, one fsync):
+   * every item is recorded or, on any fault (a stale lease, an attempt never
+   * begun), none is. Results in the order given. For calls that finished
+   * together, whose verdicts nothing has used yet (a chunked review round).
+   */
+  recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]>;
   /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
   completeStage(lease: Lease, c: StageCompletion): Promise<void>;
   /** Ends the run and releases its lease, in one transaction. */
@@ -151,10 +158,24 @@ export interface Store {
   listRuns(filter?: RunFilter): Promise<RunRow[]>;
   listRounds(runId: string): Promise<RoundRow[]>;
   listStages(runId: string): Promise<StageRow[]>;
+  /** One completed stage, or null: what the driver reads back after running it (not every stage again). */
+  getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null>;
   listVerdicts(runId: string): Promise<VerdictRow[]>;
   /** Verdicts of every run of the change (scope lock across runs). */
   listVerdictsForChange(changeKey: string): Promise<VerdictRow[]>;
   listAttempts(runId: string): Promise<AttemptRow[]>;
   listFindings(runId: string): Promise<FindingRow[]>;
   getFinding(idOrPrefix: string): Promise<FindingRow | null>;
+}
+
+/** One verdict of a batch (Store.recordVerdicts): recordVerdict's arguments. */
+export interface VerdictToRecord {
+  verdict: NewVerdict;
+  endsAttempt?: number | undefined;
+  attemptDetail?: string | null | undefined;
+}
+
+export interface RecordedVerdict {
+  inserted: boolean;
+  verdict: VerdictRow;
 }

@@ -19,7 +19,16 @@ import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-stat
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
-import type { AdmitInput, AdmitResult, RunEnd, RunFilter, StageCompletion, Store } from '../ports/store.js';
+import type {
+  AdmitInput,
+  AdmitResult,
+  RecordedVerdict,
+  RunEnd,
+  RunFilter,
+  StageCompletion,
+  Store,
+  VerdictToRecord,
+} from '../ports/store.js';
 import {
   AlreadySettledError,
   LedgerConflictError,
@@ -230,6 +239,22 @@ export class MemoryStore implements Store {
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     this.fenced(lease);
+    return this.recordVerdictIn(lease, { verdict: v, endsAttempt, attemptDetail });
+  }
+
+  async recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]> {
+    this.fenced(lease);
+    // All or none, as one transaction: every attempt is checked before anything is written.
+    for (const { verdict: v, endsAttempt } of items)
+      if (endsAttempt !== undefined && !this.findAttempt(lease.runId, v.callKey, endsAttempt))
+        throw attemptNeverBegun(lease.runId, v.callKey, endsAttempt);
+    return items.map((item) => this.recordVerdictIn(lease, item));
+  }
+
+  private recordVerdictIn(
+    lease: Lease,
+    { verdict: v, endsAttempt, attemptDetail }: VerdictToRecord,
+  ): RecordedVerdict {
     // First, so a missing attempt records nothing.
     if (endsAttempt !== undefined)
       this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
@@ -349,6 +374,11 @@ export class MemoryStore implements Store {
         .filter((s) => s.runId === runId)
         .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
     ).map(parseStageRow);
+  }
+
+  async getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null> {
+    const row = this.stages.find((s) => s.runId === runId && s.round === round && s.stage === stage);
+    return row ? parseStageRow(copyJson(row)) : null;
   }
 
   async recordJudgement(

@@ -5,7 +5,7 @@
  * input is priced apart.
  */
 import { describe, expect, it } from 'vitest';
-import { packFileContext } from '../../src/core/file-context.js';
+import { contextBytesUsed, packFileContext } from '../../src/core/file-context.js';
 import { refuterPrompt, reviewerPrompt, splitPrompt } from '../../src/core/prompt.js';
 import { usageCost } from '../../src/core/token-cost.js';
 
@@ -34,6 +34,8 @@ describe('file context within review.contextBytes', () => {
       const ctx = packFileContext(budget, files);
       const sum = ctx.included.reduce((n, f) => n + bytes(f.text).length, 0);
       expect(sum).toBe(ctx.usedBytes);
+      // What a reader asks between batches, without decoding: the same bytes.
+      expect(contextBytesUsed(budget, files)).toBe(ctx.usedBytes);
       expect(sum).toBeLessThanOrEqual(budget);
       expect(ctx.included.length + ctx.omitted.length).toBe(files.length);
     }

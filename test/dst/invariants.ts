@@ -66,6 +66,7 @@ const FENCED = new Set([
   'endAttempt',
   'markInterruptedAttempts',
   'recordVerdict',
+  'recordVerdicts',
   'completeStage',
   'finishRun',
 ]);

@@ -67,6 +67,7 @@ const STORE_WRITES = new Set([
   'endAttempt',
   'markInterruptedAttempts',
   'recordVerdict',
+  'recordVerdicts',
   'completeStage',
   'finishRun',
   'forceEnd',

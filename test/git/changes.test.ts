@@ -50,6 +50,21 @@ describe('changedFiles and hunks', () => {
     );
   });
 
+  it('with paths, lists only the changes that touch them, as old or new path, each taken literally', async () => {
+    const touched = async (paths: string[]) =>
+      new Set((await git.changedFiles(repo.dir, base, head, paths)).flatMap((c) => [c.path, c.oldPath]));
+    // Whichever side of a rename is asked for, that path reads as touched (P9's protected-path check).
+    expect((await touched(['move me.txt'])).has('move me.txt')).toBe(true);
+    expect((await touched(['dir/moved here.txt'])).has('dir/moved here.txt')).toBe(true);
+    expect([...(await touched(['keep.txt', 'ünï code.md', 'not-there.txt']))].sort()).toEqual([
+      'keep.txt',
+      'ünï code.md',
+    ]);
+    // `*` is a character of the path, not a glob over every changed file.
+    expect([...(await touched(['*']))]).toEqual([]);
+    expect(await git.changedFiles(repo.dir, base, head, [])).toEqual([]);
+  });
+
   it('parses zero-context hunks per file', async () => {
     const byPath = new Map((await git.hunks(repo.dir, base, head)).map((f) => [f.path, f]));
     expect(byPath.get('keep.txt')).toEqual({

@@ -269,6 +269,7 @@ export function runStoreContract(
           ['endAttempt', () => store.endAttempt(stale, 'ck', 1, 'ok', null)],
           ['markInterruptedAttempts', () => store.markInterruptedAttempts(stale)],
           ['recordVerdict', () => store.recordVerdict(stale, verdict(stale.runId, 'ck'))],
+          ['recordVerdicts', () => store.recordVerdicts(stale, [{ verdict: verdict(stale.runId, 'ck') }])],
           [
             'completeStage',
             () =>
@@ -363,6 +364,48 @@ export function runStoreContract(
       expect(await store.listVerdicts(lease.runId)).toEqual([first.verdict]);
     });
 
+    it('records a batch of verdicts in one transaction: all of them, or none', async () => {
+      const lease = await running();
+      const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };
+      for (const k of ['ck-1', 'ck-2', 'ck-3'])
+        await store.beginAttempt(lease, { ...a, callKey: k, attemptNo: 1 });
+      const paid = { ...verdict(lease.runId, 'ck-2'), costUsd: 0.5 };
+      const got = await store.recordVerdicts(lease, [
+        { verdict: { ...verdict(lease.runId, 'ck-1'), costUsd: 0 }, endsAttempt: 1, attemptDetail: 'd1' },
+        { verdict: paid, endsAttempt: 1 },
+      ]);
+      expect(got.map((g) => [g.inserted, g.verdict.callKey])).toEqual([
+        [true, 'ck-1'],
+        [true, 'ck-2'],
+      ]);
+      expect(got[1]?.verdict).toMatchObject({ ...paid, recordedAt: expect.any(Number) });
+      expect((await store.getRun(lease.runId))?.costUsd).toBe(0.5);
+      const attempts = await store.listAttempts(lease.runId);
+      expect(attempts.map((r) => [r.callKey, r.class, r.detail])).toEqual([
+        ['ck-1', 'ok', 'd1'],
+        ['ck-2', 'ok', null],
+        ['ck-3', 'started', null],
+      ]);
+      // One item whose attempt was never begun: nothing of the batch is recorded, no cent added.
+      await expect(
+        store.recordVerdicts(lease, [
+          { verdict: { ...verdict(lease.runId, 'ck-3'), costUsd: 1 }, endsAttempt: 1 },
+          { verdict: verdict(lease.runId, 'ck-4'), endsAttempt: 1 },
+        ]),
+      ).rejects.toMatchObject({ code: 'ledger_conflict' });
+      expect((await store.listVerdicts(lease.runId)).map((x) => x.callKey).sort()).toEqual(['ck-1', 'ck-2']);
+      expect((await store.listAttempts(lease.runId)).find((r) => r.callKey === 'ck-3')?.class).toBe(
+        'started',
+      );
+      expect((await store.getRun(lease.runId))?.costUsd).toBe(0.5);
+      // A duplicate in a batch returns the verdict recorded first (invariant 6).
+      const dup = await store.recordVerdicts(lease, [
+        { verdict: { ...verdict(lease.runId, 'ck-1'), reply: { verdict: 'findings', findings: [] } } },
+      ]);
+      expect(dup).toEqual([{ inserted: false, verdict: got[0]?.verdict }]);
+      expect(await store.recordVerdicts(lease, [])).toEqual([]);
+    });
+
     it("records an eval judge's decision once per call key, on an ended run, unfenced", async () => {
       const lease = await running();
       await store.finishRun(lease, {
@@ -450,6 +493,11 @@ export function runStoreContract(
           [1, 'refute', refuteResult()],
           [1, 'fix', fixResult({ commit: 'c2' })],
         ]);
+        // One stage read alone is the row the list holds; a stage not completed is null.
+        expect(await store.getStage(lease.runId, 1, 'refute')).toEqual(stages[1]);
+        expect(await store.getStage(lease.runId, 1, 'decide')).toBeNull();
+        expect(await store.getStage(lease.runId, 2, 'review')).toBeNull();
+        expect(await store.getStage('no-such-run', 1, 'review')).toBeNull();
         const run = (await store.getRun(lease.runId))!;
         expect(stages[0]!.snapshotKey).toBe(run.snapshotKey);
         expect(run).toMatchObject({ head: 'c2', costUsd: 0.75, roundsDone: 1 });

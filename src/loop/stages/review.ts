@@ -147,7 +147,7 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
 
 async function editedProtectedPaths(ctx: RunContext, head: string): Promise<string[]> {
   const s = ctx.snapshot;
-  const changed = await ctx.deps.git.changedFiles(ctx.deps.repoRoot, s.mergeBase, head);
+  const changed = await ctx.deps.git.changedFiles(ctx.deps.repoRoot, s.mergeBase, head, s.protectedPaths);
   const touched = new Set(changed.flatMap((c) => [c.path, c.oldPath]));
   return s.protectedPaths.filter((p) => touched.has(p));
 }

@@ -17,14 +17,16 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus } from '../../core/types.js';
+import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
+  RecordedVerdict,
   RunEnd,
   RunFilter,
   StageCompletion,
   Store,
+  VerdictToRecord,
 } from '../../ports/store.js';
 import {
   AlreadySettledError,
@@ -335,20 +337,38 @@ export class PostgresStore implements Store {
     endsAttempt?: number,
     attemptDetail?: string | null,
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
+    return this.fenced(lease, (c) =>
+      this.recordVerdictIn(c, lease, { verdict: v, endsAttempt, attemptDetail }),
+    );
+  }
+
+  async recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]> {
+    // One transaction, so one commit (one WAL flush) for the whole batch.
     return this.fenced(lease, async (c) => {
-      if (endsAttempt !== undefined)
-        await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
-      const ins = await c.query(
-        `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
-        verdictValues(v),
-      );
-      // Invariant 12: every cent is on the run the moment its verdict is (see the SQLite store).
-      if (ins.rowCount === 1 && v.costUsd > 0)
-        await c.query('UPDATE runs SET cost_usd = cost_usd + $1 WHERE id = $2', [v.costUsd, lease.runId]);
-      const row = await this.one(c, 'SELECT * FROM verdicts WHERE call_key = $1', [v.callKey]);
-      return { inserted: ins.rowCount === 1, verdict: toVerdict(row!) };
+      const out: RecordedVerdict[] = [];
+      for (const item of items) out.push(await this.recordVerdictIn(c, lease, item));
+      return out;
     });
+  }
+
+  /** One verdict inside the caller's transaction. */
+  private async recordVerdictIn(
+    c: pg.PoolClient,
+    lease: Lease,
+    { verdict: v, endsAttempt, attemptDetail }: VerdictToRecord,
+  ): Promise<RecordedVerdict> {
+    if (endsAttempt !== undefined)
+      await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
+    const ins = await c.query(
+      `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
+      verdictValues(v),
+    );
+    // Invariant 12: every cent is on the run the moment its verdict is (see the SQLite store).
+    if (ins.rowCount === 1 && v.costUsd > 0)
+      await c.query('UPDATE runs SET cost_usd = cost_usd + $1 WHERE id = $2', [v.costUsd, lease.runId]);
+    const row = await this.one(c, 'SELECT * FROM verdicts WHERE call_key = $1', [v.callKey]);
+    return { inserted: ins.rowCount === 1, verdict: toVerdict(row!) };
   }
 
   async completeStage(lease: Lease, s: StageCompletion): Promise<void> {
@@ -493,6 +513,17 @@ export class PostgresStore implements Store {
         toStage,
       ),
     );
+  }
+
+  async getStage(runId: string, round: number, stage: Stage) {
+    return this.guard(async () => {
+      const rows = await this.all('SELECT * FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3', [
+        runId,
+        round,
+        stage,
+      ]);
+      return rows[0] ? toStage(rows[0]) : null;
+    });
   }
 
   async recordJudgement(

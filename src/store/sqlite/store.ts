@@ -19,14 +19,16 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus } from '../../core/types.js';
+import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
+  RecordedVerdict,
   RunEnd,
   RunFilter,
   StageCompletion,
   Store,
+  VerdictToRecord,
 } from '../../ports/store.js';
 import {
   AlreadySettledError,
@@ -373,21 +375,37 @@ export class SqliteStore implements Store {
   ): Promise<{ inserted: boolean; verdict: VerdictRow }> {
     return this.write(() => {
       this.fence(lease);
-      if (endsAttempt !== undefined)
-        this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
-      const n = this.exec(
-        `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
-        ...verdictValues(v),
-        this.now(),
-      );
-      // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
-      // aborts before its stage completes (admission's cost window reads it).
-      if (n === 1 && v.costUsd > 0)
-        this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', v.costUsd, lease.runId);
-      const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
-      return { inserted: n === 1, verdict: toVerdict(row!) };
+      return this.recordVerdictIn(lease, { verdict: v, endsAttempt, attemptDetail });
     });
+  }
+
+  async recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]> {
+    // One IMMEDIATE transaction, so one FULL commit (one fsync of the log) for the whole batch.
+    return this.write(() => {
+      this.fence(lease);
+      return items.map((item) => this.recordVerdictIn(lease, item));
+    });
+  }
+
+  /** One verdict inside the caller's transaction. */
+  private recordVerdictIn(
+    lease: Lease,
+    { verdict: v, endsAttempt, attemptDetail }: VerdictToRecord,
+  ): RecordedVerdict {
+    if (endsAttempt !== undefined)
+      this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
+    const n = this.exec(
+      `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
+      ...verdictValues(v),
+      this.now(),
+    );
+    // Invariant 12: every cent is on the run the moment its verdict is, also on a run that
+    // aborts before its stage completes (admission's cost window reads it).
+    if (n === 1 && v.costUsd > 0)
+      this.exec('UPDATE runs SET cost_usd = cost_usd + ? WHERE id = ?', v.costUsd, lease.runId);
+    const row = this.one('SELECT * FROM verdicts WHERE call_key = ?', v.callKey);
+    return { inserted: n === 1, verdict: toVerdict(row!) };
   }
 
   async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
@@ -544,6 +562,18 @@ export class SqliteStore implements Store {
     return this.read(() =>
       this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
     );
+  }
+
+  async getStage(runId: string, round: number, stage: Stage) {
+    return this.read(() => {
+      const row = this.one(
+        'SELECT * FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
+        runId,
+        round,
+        stage,
+      );
+      return row ? toStage(row) : null;
+    });
   }
 
   async recordJudgement(
