@@ -39,9 +39,9 @@ export interface CallSpec<R extends Role = Role> {
   /** Turns a valid reply into what is recorded (the fixer's edit becomes a commit). */
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
   /**
-   * Records the verdict with those of other finished calls (verdict-batch.ts): the
-   * call returns once it is queued (the one that fills a batch, once the batch before
-   * it is written), and the caller flushes the batch before using the verdict.
+   * Records the verdict by group commit with other finished calls (verdict-batch.ts):
+   * the call returns once it is queued (once the writes catch up when a full batch is
+   * already waiting), and the caller flushes the batch before using the verdict.
    */
   batch?: VerdictBatch | undefined;
 }

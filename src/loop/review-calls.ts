@@ -6,7 +6,7 @@
  * start once the first of them has cached it (prefix-warming.ts). Each call
  * checks the budgets before it starts (callAgent), so a round overshoots the
  * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives
- * (a chunked round's a batch at a time: verdict-batch.ts, all written before the round returns). The
+ * (a chunked round's by group commit: verdict-batch.ts, all written before the round returns). The
  * outcomes are read in configured order (reviewer, then chunk), so the round
  * records what a sequential round would, and the first failure in that order
  * fails the run (invariant 1: no partial clear).
@@ -84,7 +84,7 @@ export async function reviewCalls(
     limit,
     ctx.deps.clock.sleep,
   );
-  // A chunked round records its verdicts a batch at a time, every batch written before it returns.
+  // A chunked round records its verdicts by group commit, every one written before it returns.
   const batch = chunked ? new VerdictBatch(ctx, lease) : undefined;
   const settled = await runBounded(
     calls,

@@ -1,8 +1,9 @@
 /**
  * VerdictBatch alone (src/loop/verdict-batch.ts), against a store that keeps
- * what it is asked to write: batches of the configured size in the order the
- * calls ended, each written only once its prompts are saved, at most two
- * batches of saves outstanding, and a failed write refusing every later call.
+ * what it is asked to write: a lone verdict at once, those ended during a
+ * write together in the next (up to the configured size), in the order the
+ * calls ended, each written only once its prompts are saved, the calls held
+ * within two batches of the disk, and a failed write refusing every later call.
  */
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/core/ledger.js';
@@ -71,35 +72,47 @@ const settled = async (p: Promise<unknown>): Promise<boolean> => {
 };
 
 describe('VerdictBatch', () => {
-  it('writes full batches in order, each after its prompts are saved; flush writes the rest', async () => {
+  it('writes a lone verdict at once: nothing waits for a batch to fill', async () => {
     const { batch, writes, noted } = harness();
-    const saves = Array.from({ length: 7 }, deferred);
-    const adds = saves.map((s, i) => batch.add(item(i), s.p));
-    // The first batch is full, but its prompts are not on disk: nothing is written.
-    expect(await settled(Promise.all(adds.slice(0, 3)))).toBe(true);
-    expect(writes).toEqual([]);
-    for (const s of saves) s.done();
-    await batch.flush();
-    expect(writes).toEqual([['ck-0', 'ck-1', 'ck-2'], ['ck-3', 'ck-4', 'ck-5'], ['ck-6']]);
-    expect(noted).toEqual(['ck-0', 'ck-1', 'ck-2', 'ck-3', 'ck-4', 'ck-5', 'ck-6']);
+    await batch.add(item(0), Promise.resolve());
+    expect(await settled(Promise.resolve())).toBe(true);
+    expect(writes).toEqual([['ck-0']]);
+    expect(noted).toEqual(['ck-0']);
   });
 
-  it('holds the call that fills a second batch until the first is written (two batches of saves at most)', async () => {
+  it('verdicts that end during a write go in the next, in order, each write after its prompts are saved', async () => {
+    const { batch, writes, noted } = harness();
+    const saves = Array.from({ length: 5 }, deferred);
+    const adds = saves.map((s, i) => batch.add(item(i), s.p));
+    // The first write waits for its prompt: nothing is in the ledger yet.
+    expect(await settled(Promise.resolve())).toBe(true);
+    expect(writes).toEqual([]);
+    saves[0]?.done();
+    expect(await settled(Promise.resolve())).toBe(true);
+    expect(writes).toEqual([['ck-0']]);
+    for (const s of saves) s.done();
+    await Promise.all(adds);
+    await batch.flush();
+    expect(writes).toEqual([['ck-0'], ['ck-1', 'ck-2', 'ck-3'], ['ck-4']]);
+    expect(noted).toEqual(['ck-0', 'ck-1', 'ck-2', 'ck-3', 'ck-4']);
+  });
+
+  it('holds a call that finds a full batch waiting behind a write (the calls stay within two batches of the disk)', async () => {
     const { batch } = harness();
-    const first = Array.from({ length: 3 }, deferred);
-    for (const [i, s] of first.entries()) await batch.add(item(i), s.p);
-    await batch.add(item(3), Promise.resolve());
-    await batch.add(item(4), Promise.resolve());
-    const sixth = batch.add(item(5), Promise.resolve());
-    expect(await settled(sixth)).toBe(false);
-    for (const s of first) s.done();
-    await sixth;
+    const first = deferred();
+    await batch.add(item(0), first.p);
+    await batch.add(item(1), Promise.resolve());
+    await batch.add(item(2), Promise.resolve());
+    const fourth = batch.add(item(3), Promise.resolve());
+    expect(await settled(fourth)).toBe(false);
+    first.done();
+    await fourth;
     await batch.flush();
   });
 
   it('a failed write fails the flush and refuses every later verdict', async () => {
     const { batch, noted } = harness(true);
-    for (let i = 0; i < 3; i++) await batch.add(item(i), Promise.resolve());
+    for (let i = 0; i < 3; i++) await batch.add(item(i), Promise.resolve()).catch(() => undefined);
     await expect(batch.flush()).rejects.toThrow('fenced out');
     await expect(batch.add(item(3), Promise.resolve())).rejects.toThrow('fenced out');
     expect(noted).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * P9's batched verdicts under a real kill -9: a chunked round records its
- * verdicts VERDICTS_PER_COMMIT at a time (src/loop/verdict-batch.ts). The
+ * verdicts by group commit, up to VERDICTS_PER_COMMIT to a transaction (src/loop/verdict-batch.ts). The
  * controller is SIGKILLed by its own reviewer in the middle of the round;
  * whatever the ledger then holds, every recorded verdict has its prompt on
  * disk and its attempt ended `ok`, and the run taken over completes clear
