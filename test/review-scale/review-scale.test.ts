@@ -11,6 +11,7 @@ import { callKey } from '../../src/core/keys.js';
 import type { RunReport } from '../../src/core/run-report.js';
 import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
+import { reviewRevision } from '../../src/loop/operations.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
 import {
   baseConfig,
@@ -241,6 +242,46 @@ describe('point 3: chunked review with coverage', () => {
     const rep = await replayedReportIn(r, res.json?.runId as string);
     expect(rep.stages.some((s) => s.stage === 'review')).toBe(false);
     expect(rep.verdicts.length).toBeGreaterThanOrEqual(1);
+  }, 300_000);
+
+  it("a chunked round's verdicts count toward the cost budget the moment their calls end, before their commit (invariant 12)", async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          budgets: { rounds: 3, wallSeconds: 600, costUsd: 5 },
+          review: { chunkBytes: 1500, concurrency: 1 },
+        }),
+      change,
+    });
+    repos.push(r);
+    r.plan({ reviewer: [paid(3)] });
+    // Every commit of verdicts is held back 2 s, so the next chunk's budget check meets the
+    // spend of calls whose verdicts are queued, not yet in the ledger.
+    const p = await inProcess(r.dir, {
+      tweak: (d) => ({
+        ...d,
+        store: new Proxy(d.store, {
+          get(target, name, receiver) {
+            if (name === 'recordVerdicts')
+              return async (...args: Parameters<typeof target.recordVerdicts>) => {
+                await new Promise((ok) => setTimeout(ok, 2000));
+                return target.recordVerdicts(...args);
+              };
+            const v = Reflect.get(target, name, receiver);
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        }),
+      }),
+    });
+    try {
+      const res = await reviewRevision(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
+      if (res.kind !== 'run') throw new Error(`admission deferred: ${res.detail}`);
+      // Two chunk calls spend $6 of $5: the third never starts.
+      expect(res.run).toMatchObject({ status: 'aborted', reason: 'budget_cost', costUsd: 6 });
+      expect(r.counts()).toEqual({ reviewer: 2 });
+    } finally {
+      await p.close();
+    }
   }, 300_000);
 
   it('one file too large for any call fails the run missing_context, naming it and the ignore line', async () => {
