@@ -17,4 +17,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** A hash function passed into the core (sha256 hex in production). */
-export type Hash = (text: string) => string;
+/** A content hash, of text (as UTF-8) or of the same bytes already encoded: both give one digest. */
+export type Hash = (data: string | Uint8Array) => string;

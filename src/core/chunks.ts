@@ -13,6 +13,10 @@ export interface DiffSection {
   text: string;
   /** UTF-8 bytes of `text`. */
   bytes: number;
+  /** The file's blob id at the revision, from the diff's `index` line (none for a deleted file). */
+  blob?: string;
+  /** A new text file: its hunk holds every line of it (the section carries the file whole). */
+  added?: true;
   /** Present when the file alone is over the limit: its header with each hunk. */
   pieces?: { text: string; bytes: number }[];
 }

@@ -20,6 +20,8 @@ export interface FileContext {
 export const OmitReason = {
   over_budget: 'over_budget',
   binary: 'binary',
+  /** A new file the diff itself carries whole: its content again would be the same bytes twice. */
+  in_diff: 'in_diff',
 } as const;
 export type OmitReason = (typeof OmitReason)[keyof typeof OmitReason];
 
@@ -27,6 +29,8 @@ export type OmitReason = (typeof OmitReason)[keyof typeof OmitReason];
 export interface ContextCandidate {
   path: string;
   content: Uint8Array | null;
+  /** The prompt's diff carries the whole file (a new file in one piece): named, not repeated. */
+  inDiff?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -43,18 +47,40 @@ export function packFileContext(budgetBytes: number, candidates: ContextCandidat
   for (const { c, take } of picks)
     if (take === 'included' && c.content !== null)
       out.included.push({ path: c.path, text: utf8.decode(c.content) });
-    else out.omitted.push({ path: c.path, reason: take === 'binary' ? 'binary' : 'over_budget' });
+    else out.omitted.push({ path: c.path, reason: take === 'included' ? 'over_budget' : take });
   out.usedBytes = usedBytes;
   return out;
 }
 
 /**
- * The bytes packFileContext would include, without decoding a file: a reader that
- * reads until the budget is spent asks this after each batch (P9: decoding every
- * file read so far after each batch was most of a large change's context time).
+ * Which of `files` to read next so that packFileContext over the files read
+ * (the rest passed with null content) picks exactly what it would pick over
+ * every file's content: the same greedy pass in path order, run on sizes
+ * known ahead (Git.blobSizes). A file of unknown size is read; a read file
+ * counts as what it is (a binary one takes no budget, so the files after it
+ * may then fit: the caller asks again until nothing is left to read). A file
+ * that does not fit by its size is never read, and is named over the budget
+ * whatever its content.
  */
-export function contextBytesUsed(budgetBytes: number, candidates: ContextCandidate[]): number {
-  return pick(budgetBytes, candidates).usedBytes;
+export function contextReads(
+  budgetBytes: number,
+  files: readonly { path: string; bytes: number | undefined }[],
+  read: ReadonlyMap<string, Uint8Array>,
+): string[] {
+  let left = budgetBytes;
+  const next: string[] = [];
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const content = read.get(f.path);
+    if (content !== undefined) {
+      if (!isBinary(content) && content.length <= left) left -= content.length;
+    } else if (f.bytes === undefined) next.push(f.path);
+    else if (f.bytes <= left) {
+      // Taken as text until read: a binary file frees its share on the next pass.
+      next.push(f.path);
+      left -= f.bytes;
+    }
+  }
+  return next;
 }
 
 function pick(
@@ -65,6 +91,7 @@ function pick(
   const picks = [...candidates]
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((c) => {
+      if (c.inDiff) return { c, take: OmitReason.in_diff };
       if (c.content !== null && isBinary(c.content)) return { c, take: OmitReason.binary };
       if (c.content === null || c.content.length > left) return { c, take: OmitReason.over_budget };
       left -= c.content.length;
@@ -83,6 +110,7 @@ function fenceFor(text: string): string {
 const REASON_WORDS: Record<OmitReason, string> = {
   over_budget: 'over the context budget',
   binary: 'binary',
+  in_diff: 'new files, whole in the diff above',
 };
 
 /** The prompt section: each included file fenced under its path, then the omitted ones by reason. */

@@ -9,7 +9,7 @@
  * finds, or null and leaves its recomputed facts in the fold's state.
  */
 import { spendOf } from './budget.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, type Hash } from './canonical-json.js';
 import { roundCoverageComplete } from './coverage.js';
 import { planDecision } from './decide-plan.js';
 import { findingFingerprint, findingId } from './keys.js';
@@ -48,7 +48,7 @@ export interface ReplayResult {
 interface Fold {
   readonly report: RunReport;
   readonly criteria: string;
-  readonly hash: (s: string) => string;
+  readonly hash: Hash;
   readonly recordedById: ReadonlyMap<string, FindingRow>;
   /** The run's findings as the planners recompute them, in recorded order. */
   readonly recomputed: FindingRow[];
@@ -66,7 +66,7 @@ const diverged = (round: number, stage: string, what: string, recorded: unknown,
   recomputed,
 });
 
-export function replayRun(report: RunReport, criteria: string, hash: (s: string) => string): ReplayResult {
+export function replayRun(report: RunReport, criteria: string, hash: Hash): ReplayResult {
   const fold: Fold = {
     report,
     criteria,

@@ -25,10 +25,39 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
     const line = text.indexOf('\n');
     const path = headerPath(text.slice(FILE_HEADER.length, line === -1 ? text.length : line));
     const section: DiffSection = { path, text, bytes };
+    const header = extendedHeader(text);
+    const blob = postImageBlob(header);
+    if (blob !== undefined) section.blob = blob;
+    // A new text file's hunk holds every line of it: the section carries the file whole.
+    if (header.includes('\nnew file mode ') && text.startsWith('--- ', header.length)) section.added = true;
     if (bytes > pieceOver) section.pieces = hunkPieces(text);
     return section;
   });
 }
+
+/**
+ * A section's lines before its first hunk, `---` line or binary marker: the
+ * `diff --git` line and the extended header (mode, index, similarity).
+ */
+function extendedHeader(section: string): string {
+  const scan = section.slice(0, HEADER_SCAN);
+  const m = /\n(?:@@ |--- |Binary files |GIT binary patch)/.exec(scan);
+  return m ? scan.slice(0, m.index + 1) : scan;
+}
+
+/**
+ * The file's blob id at the diff's second commit, from the header's
+ * `index <old>..<new>` line (`--full-index` gives whole ids); none for a
+ * deleted file (all zeros) or a header without the line (a mode change alone).
+ */
+function postImageBlob(header: string): string | undefined {
+  const m = /\nindex [0-9a-f]+\.\.([0-9a-f]+)(?: [0-7]+)?\n/.exec(header);
+  if (!m || /^0+$/.test(m[1] as string)) return undefined;
+  return m[1];
+}
+
+/** Enough of a section to hold its extended header (two quoted paths, a few KB at most). */
+const HEADER_SCAN = 8192;
 
 /** The file's header followed by each hunk, each piece standing alone as a diff of that file. */
 function hunkPieces(section: string): { text: string; bytes: number }[] {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Git } from '../ports/git.js';
-import { blobBatchReader } from './blob-batch.js';
+import { blobBatchReader, blobSizeReader } from './blob-batch.js';
 import type { CommonDir } from './common-dir.js';
 import { NoMergeBaseError, UnknownRefError } from './errors.js';
 import type { GitRunner } from './run.js';
@@ -56,11 +56,13 @@ export function revOps(
   | 'commitExists'
   | 'mergeBase'
   | 'readFile'
+  | 'blobSizes'
   | 'pathKind'
   | 'isShallow'
 > {
   const blobs = new Map<string, Buffer | null>();
   const batchRead = blobBatchReader(run);
+  const sizeRead = blobSizeReader(run);
   const ops: ReturnType<typeof revOps> = {
     async root(dir) {
       // The common git dir comes with it: the first diff needs it, and it costs no second process.
@@ -140,7 +142,24 @@ export function revOps(
       return t === 'blob' ? 'file' : t === 'tree' ? 'directory' : t === 'commit' ? 'submodule' : null;
     },
 
-    async readFile(repo, sha, path) {
+    async blobSizes(repo, sha, files) {
+      assertRev(repo, sha);
+      const out = new Map<string, number | null>();
+      // One long-lived batch process answers (blob-batch.ts), at a commit id only: a name that can
+      // move is not asked, nor a path git cannot take (a newline). Neither gets an entry.
+      if (!FULL_ID.test(sha)) return out;
+      const answers = await Promise.all(files.map((f) => sizeRead(repo, objectName(sha, f.path, f.blob))));
+      files.forEach((f, i) => {
+        const a = answers[i];
+        if (a !== undefined) out.set(f.path, a);
+      });
+      // All missing: as readFile does, say so when it is the commit that is.
+      if (answers.length > 0 && answers.every((a) => a === null) && !(await isCommit(run, repo, sha)))
+        throw new UnknownRefError(sha, repo);
+      return out;
+    },
+
+    async readFile(repo, sha, path, blob) {
       assertRev(repo, sha);
       // A file at a commit id never changes: admission, the run and every freeze check read
       // the config and the criteria, and git is asked once. (A name like `main` can move.)
@@ -149,7 +168,8 @@ export function revOps(
       if (known !== undefined) return known;
       // At a commit id, one batch process answers a burst of reads (blob-batch.ts); a name that
       // can move, or any answer but a blob, is asked one process per file, which explains failures.
-      let content: Buffer | null = key === null ? null : ((await batchRead(repo, sha, path)) ?? null);
+      let content: Buffer | null =
+        key === null ? null : ((await batchRead(repo, objectName(sha, path, blob))) ?? null);
       if (content === null) {
         const res = await run.exec(repo, ['cat-file', 'blob', `${sha}:${path}`]);
         if (res.code === 0) content = res.stdout;
@@ -159,7 +179,8 @@ export function revOps(
           // The commit exists: the path is absent, or is a tree or submodule, not a file.
         }
       }
-      if (key !== null && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
+      // A read by a caller's blob id is not kept under the path: the id is the caller's word.
+      if (key !== null && blob === undefined && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
         if (blobs.size >= BLOB_CACHE_MAX) blobs.clear();
         blobs.set(key, content);
       }
@@ -175,6 +196,11 @@ async function isShallowRepo(run: GitRunner, repo: string): Promise<boolean> {
 }
 
 const FULL_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** What cat-file is asked for a file at a commit: its blob id when known (no tree walk), else `<commit>:<path>`. */
+function objectName(sha: string, path: string, blob: string | undefined): string {
+  return blob !== undefined && FULL_ID.test(blob) ? blob : `${sha}:${path}`;
+}
 const BLOB_CACHE_MAX = 256;
 const BLOB_CACHE_MAX_BYTES = 256 * 1024;
 

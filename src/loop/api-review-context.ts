@@ -6,7 +6,7 @@
  */
 import {
   type ContextCandidate,
-  contextBytesUsed,
+  contextReads,
   type FileContext,
   packFileContext,
 } from '../core/file-context.js';
@@ -15,8 +15,16 @@ import type { RunContext } from './run-context.js';
 
 /** Reviewers' configs before the setting existed carry this budget (the config default). */
 const DEFAULT_CONTEXT_BYTES = 100_000;
-/** Files read at once: enough to hide git's start, few enough not to crowd the machine. */
-const READ_BATCH = 8;
+
+/** What the review's diff says of its files (review-plan.ts): blob ids, and the new files it carries whole. */
+export interface DiffFiles {
+  /** The file's blob id at the revision, read without walking the commit's trees. */
+  blobOf(path: string): string | undefined;
+  /** A new file in one piece: the prompt's diff holds every line, so its content is not repeated. */
+  carriesWhole(path: string): boolean;
+}
+
+const NO_DIFF_FILES: DiffFiles = { blobOf: () => undefined, carriesWhole: () => false };
 
 /**
  * For the revision `head` (the files of `paths`, or every file the revision
@@ -26,42 +34,67 @@ export function apiReviewContext(
   ctx: RunContext,
   head: string,
   paths?: string[],
+  diff: DiffFiles = NO_DIFF_FILES,
 ): (reviewer: Reviewer) => Promise<FileContext | undefined> {
   let read: Promise<FileContext> | undefined;
   return async (reviewer) => {
     if (reviewer.usesCheckout) return undefined;
     const budget = ctx.snapshot.review?.contextBytes ?? DEFAULT_CONTEXT_BYTES;
     if (budget === 0) return undefined;
-    read ??= gather(ctx, head, budget, paths);
+    read ??= gather(ctx, head, budget, paths, diff);
     return read;
   };
 }
 
+/**
+ * Reads only what the budget can take, by the files' sizes asked first
+ * (contextReads): a chunk of files over the budget costs one read of the
+ * files that fit, all asked at once, instead of every file of the chunk.
+ */
 async function gather(
   ctx: RunContext,
   head: string,
   budget: number,
   paths: string[] | undefined,
+  diff: DiffFiles,
 ): Promise<FileContext> {
   const wanted =
     paths ??
     (await ctx.deps.git.changedFiles(ctx.deps.repoRoot, ctx.snapshot.mergeBase, head))
       .filter((c) => c.status !== 'deleted')
       .map((c) => c.path);
-  const ordered = [...new Set(wanted)].sort();
-  const got: ContextCandidate[] = [];
-  let i = 0;
-  // Stops reading once the budget is spent: the files left unread are named, not read.
-  while (i < ordered.length && contextBytesUsed(budget, got) < budget) {
-    const batch = ordered.slice(i, i + READ_BATCH);
-    i += batch.length;
-    const blobs = await Promise.all(batch.map((p) => ctx.readBlobOnce(head, p)));
-    batch.forEach((path, k) => {
+  const all = [...new Set(wanted)].sort();
+  const ordered = all.filter((path) => !diff.carriesWhole(path));
+  const sizes = await ctx.deps.git.blobSizes(
+    ctx.deps.repoRoot,
+    head,
+    ordered.map((path) => ({ path, blob: diff.blobOf(path) })),
+  );
+  // No file there (a deleted path, a submodule): nothing to carry, and nothing to name.
+  const files = ordered
+    .filter((path) => sizes.get(path) !== null)
+    .map((path) => ({ path, bytes: sizes.get(path) ?? undefined }));
+  const read = new Map<string, Uint8Array>();
+  const absent = new Set<string>();
+  for (;;) {
+    const next = contextReads(
+      budget,
+      files.filter((f) => !absent.has(f.path)),
+      read,
+    );
+    if (next.length === 0) break;
+    const blobs = await Promise.all(next.map((p) => ctx.readBlobOnce(head, p, diff.blobOf(p))));
+    next.forEach((path, k) => {
       const blob = blobs[k];
-      // Absent at the revision (a submodule, a path git lists but cannot show): nothing to carry.
-      if (blob) got.push({ path, content: blob });
+      if (blob) read.set(path, blob);
+      else absent.add(path);
     });
   }
-  for (const path of ordered.slice(i)) got.push({ path, content: null });
+  const got: ContextCandidate[] = [
+    ...files
+      .filter((f) => !absent.has(f.path))
+      .map((f) => ({ path: f.path, content: read.get(f.path) ?? null })),
+    ...all.filter((path) => diff.carriesWhole(path)).map((path) => ({ path, content: null, inDiff: true })),
+  ];
   return packFileContext(budget, got);
 }

@@ -59,7 +59,7 @@ export interface LoopDeps {
    * Writes a file of the state dir (a prompt) atomically; writeFileAtomicAsync unless a
    * deterministic simulation needs the write to finish without waiting on the disk.
    */
-  writeStateFile?: ((path: string, data: string) => Promise<void>) | undefined;
+  writeStateFile?: ((path: string, data: string | Uint8Array) => Promise<void>) | undefined;
   /** Runs one configured check; run-check.ts (a real process) unless a test simulates checks. */
   runCheck?: typeof runCheck | undefined;
 }

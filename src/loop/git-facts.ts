@@ -77,7 +77,7 @@ export class GitFacts {
    * A file at a commit id, read for one use and not kept (a chunk's file context):
    * kept, a 2,000-file change held every file of it until the run ended (P9's memory).
    */
-  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
-    return this.git.readFile(this.repo, sha, path);
+  readBlobOnce(sha: string, path: string, blob?: string): Promise<Buffer | null> {
+    return this.git.readFile(this.repo, sha, path, blob);
   }
 }

@@ -57,9 +57,10 @@ export async function reviewCalls(
   const calls: PlannedCall[] = plan.chunks.flatMap((chunk) =>
     ctx.reviewers.map((agent, order) => ({ agent, order, chunk })),
   );
-  // API reviewers get the files of their chunk (of the whole change when it is one call), read once per chunk.
+  // API reviewers get the files of their chunk (of the whole change when it is one call), read once per
+  // chunk by the blob ids the diff names; a new file the chunk's diff carries whole is not repeated.
   const contextOf = plan.chunks.map((chunk) =>
-    apiReviewContext(ctx, head, chunked ? chunk.files : undefined),
+    apiReviewContext(ctx, head, chunked ? chunk.files : undefined, plan.diffFiles),
   );
   const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
@@ -160,8 +161,10 @@ async function preparePrompt(
     part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
     files: await context?.(agent.reviewer),
   });
-  const digest = ctx.deps.hash(prompt);
-  ctx.savePrompt(digest, prompt).catch(() => undefined);
+  // Encoded once: the digest and the saved file are of the same bytes (32 MB of prompts on P9's change).
+  const bytes = Buffer.from(prompt, 'utf8');
+  const digest = ctx.deps.hash(bytes);
+  ctx.savePrompt(digest, bytes).catch(() => undefined);
   return { prompt, digest };
 }
 

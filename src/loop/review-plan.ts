@@ -12,6 +12,7 @@ import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../
 import { unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot } from '../core/types.js';
 import type { Git } from '../ports/git.js';
+import type { DiffFiles } from './api-review-context.js';
 import { RunEnd } from './run-context.js';
 
 export interface ReviewPlan {
@@ -21,6 +22,8 @@ export interface ReviewPlan {
   chunks: Chunk[];
   /** The frozen rules, for findings on ignored paths. */
   isIgnored: IgnoreMatcher;
+  /** Blob ids and new files whole in the diff, for API reviewers' context (api-review-context.ts). */
+  diffFiles: DiffFiles;
 }
 
 /** `sections`: the Git port's reading of the diff's format (src/git/diff-sections.ts). */
@@ -35,7 +38,15 @@ export function planReview(snapshot: Snapshot, diff: string, sections: Git['diff
   const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
   const plan = planChunks(kept, limit);
   if (!plan.ok) throw tooLargeForOneCall(plan, limit);
-  return { files, ignored, chunks: plan.chunks, isIgnored };
+  const blobs = new Map<string, string>();
+  const whole = new Set<string>();
+  for (const s of kept) {
+    if (s.blob !== undefined) blobs.set(s.path, s.blob);
+    // Within the limit, a section rides in one chunk: that chunk's diff holds the whole new file.
+    if (s.added && s.bytes <= limit) whole.add(s.path);
+  }
+  const diffFiles: DiffFiles = { blobOf: (p) => blobs.get(p), carriesWhole: (p) => whole.has(p) };
+  return { files, ignored, chunks: plan.chunks, isIgnored, diffFiles };
 }
 
 /**

@@ -162,8 +162,8 @@ export class RunContext {
   }
 
   /** A file at a commit id, not kept after this read (GitFacts.readBlobOnce). */
-  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
-    return this.facts.readBlobOnce(sha, path);
+  readBlobOnce(sha: string, path: string, blob?: string): Promise<Buffer | null> {
+    return this.facts.readBlobOnce(sha, path, blob);
   }
 
   wallDeadline(): number {
@@ -179,7 +179,7 @@ export class RunContext {
    * Prompts are stored content-addressed, for audit; the digest in the ledger is what counts.
    * One write per digest: a review saves its next call's prompt ahead (review-calls.ts).
    */
-  savePrompt(digest: string, prompt: string): Promise<void> {
+  savePrompt(digest: string, prompt: string | Uint8Array): Promise<void> {
     return this.savedPrompts.get(digest, () => {
       const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
       return existsSync(path)

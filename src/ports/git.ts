@@ -77,8 +77,24 @@ export interface Git {
    */
   changedFiles(repo: string, base: string, head: string, paths?: readonly string[]): Promise<ChangedFile[]>;
   hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
-  /** Contents of a file at a commit, or null when absent. */
-  readFile(repo: string, sha: string, path: string): Promise<Buffer | null>;
+  /**
+   * Contents of a file at a commit, or null when absent. `blob`: the file's
+   * blob id there when the caller knows it (a canonical diff's `index` line),
+   * so git looks the object up without walking the commit's trees.
+   */
+  readFile(repo: string, sha: string, path: string, blob?: string): Promise<Buffer | null>;
+  /**
+   * The size in bytes of each file at a commit id, without reading it: a
+   * number for a file, null for a path that is no file there (absent, a
+   * directory, a submodule). A path git cannot be asked this way (a newline in
+   * it, or `sha` not a full commit id) has no entry: read it to know. `blob`
+   * as for readFile.
+   */
+  blobSizes(
+    repo: string,
+    sha: string,
+    files: readonly { path: string; blob?: string | undefined }[],
+  ): Promise<Map<string, number | null>>;
   /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
   isShallow?(repo: string): Promise<boolean>;
   /** What a path is at a commit, to say why a file is missing (a directory, a submodule), or null when absent. */

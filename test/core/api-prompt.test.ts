@@ -4,12 +4,66 @@
  * byte-identical across reviewers and rounds of one revision, and cached
  * input is priced apart.
  */
+
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contextBytesUsed, packFileContext } from '../../src/core/file-context.js';
+import { type ContextCandidate, contextReads, packFileContext } from '../../src/core/file-context.js';
 import { refuterPrompt, reviewerPrompt, splitPrompt } from '../../src/core/prompt.js';
 import { usageCost } from '../../src/core/token-cost.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('reading only what fits (contextReads)', () => {
+  /** The reader's loop (loop/api-review-context.ts) over files whose sizes are known ahead. */
+  function readAsNeeded(budget: number, files: { path: string; content: Uint8Array; sized: boolean }[]) {
+    const read = new Map<string, Uint8Array>();
+    const byPath = new Map(files.map((f) => [f.path, f.content]));
+    const asked = files.map((f) => ({ path: f.path, bytes: f.sized ? f.content.length : undefined }));
+    for (
+      let next = contextReads(budget, asked, read);
+      next.length > 0;
+      next = contextReads(budget, asked, read)
+    )
+      for (const p of next) read.set(p, byPath.get(p) as Uint8Array);
+    const got: ContextCandidate[] = files.map((f) => ({ path: f.path, content: read.get(f.path) ?? null }));
+    return { ctx: packFileContext(budget, got), read };
+  }
+
+  it('picks what reading every file picks, reading no file that does not fit by its size', () => {
+    const file = fc.record({
+      path: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+      size: fc.nat(40),
+      binary: fc.boolean(),
+      sized: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(file, { selector: (f) => f.path, maxLength: 8 }),
+        fc.nat(120),
+        (spec, budget) => {
+          const files = spec.map((f) => {
+            const content = new Uint8Array(f.size).fill(0x61);
+            if (f.binary && f.size > 0) content[0] = 0;
+            return { path: f.path, content, sized: f.sized };
+          });
+          const all = packFileContext(budget, files);
+          const { ctx, read } = readAsNeeded(budget, files);
+          expect(ctx.included).toEqual(all.included);
+          expect(ctx.usedBytes).toBe(all.usedBytes);
+          // The same files left out; only an unread binary one is named over the budget instead.
+          expect(ctx.omitted.map((o) => o.path).sort()).toEqual(all.omitted.map((o) => o.path).sort());
+          for (const o of ctx.omitted)
+            if (read.has(o.path)) expect(all.omitted).toContainEqual(o);
+            else expect(o.reason).toBe('over_budget');
+          // Nothing read that a size known ahead said could not fit the whole budget.
+          for (const f of files)
+            if (f.sized && f.content.length > budget) expect(read.has(f.path)).toBe(false);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
 
 describe('file context within review.contextBytes', () => {
   const files = [
@@ -34,8 +88,6 @@ describe('file context within review.contextBytes', () => {
       const ctx = packFileContext(budget, files);
       const sum = ctx.included.reduce((n, f) => n + bytes(f.text).length, 0);
       expect(sum).toBe(ctx.usedBytes);
-      // What a reader asks between batches, without decoding: the same bytes.
-      expect(contextBytesUsed(budget, files)).toBe(ctx.usedBytes);
       expect(sum).toBeLessThanOrEqual(budget);
       expect(ctx.included.length + ctx.omitted.length).toBe(files.length);
     }

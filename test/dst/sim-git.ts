@@ -141,6 +141,20 @@ export class SimGit implements Git {
     return text === undefined ? null : Buffer.from(text);
   }
 
+  async blobSizes(
+    repo: string,
+    sha: string,
+    asked: readonly { path: string }[],
+  ): Promise<Map<string, number | null>> {
+    const files = this.get(sha, repo).files;
+    return new Map(
+      asked.map(({ path }) => {
+        const text = files.get(path);
+        return [path, text === undefined ? null : Buffer.byteLength(text)];
+      }),
+    );
+  }
+
   async addWorktree(repo: string, dir: string, sha: string): Promise<void> {
     if (this.worktrees.has(dir)) throw new GitError('git', ['worktree', 'add', dir], 128, 'already exists');
     const files = new Map(this.get(sha, repo).files);

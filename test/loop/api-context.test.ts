@@ -26,7 +26,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-it('the prompt carries the changed files within the budget; the attempt notes the structured reply', async () => {
+it('the prompt carries the changed files within the budget, new files once; the attempt notes the structured reply', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-api-context-'));
   dirs.push(dir);
   const repo = await createFixtureRepo(dir);
@@ -45,6 +45,7 @@ it('the prompt carries the changed files within the budget; the attempt notes th
       'revloop.config.yaml': config,
       'src/a.js': 'export const a = 1;\n',
       'src/gone.js': 'export const gone = 1;\n',
+      'src/big.js': 'export const rows = [];\n',
     },
     'base',
   );
@@ -53,6 +54,7 @@ it('the prompt carries the changed files within the budget; the attempt notes th
     {
       'src/a.js': 'export const a = 1;\n// unchanged context line\nexport const b = a + 1;\n',
       'src/big.js': big,
+      'src/new.js': 'export const fresh = 2;\n',
       'src/gone.js': null,
     },
     'change',
@@ -75,6 +77,10 @@ it('the prompt carries the changed files within the budget; the attempt notes th
     expect(shared?.text).toContain('### src/a.js\n```\nexport const a = 1;\n// unchanged context line\n');
     expect(shared?.text).toContain('Not included (over the context budget): src/big.js');
     expect(shared?.text).not.toContain('a long generated table\n// a long');
+    // A new file is in the diff whole: named, not sent twice.
+    expect(shared?.text).toContain('Not included (new files, whole in the diff above): src/new.js');
+    expect(shared?.text).not.toContain('### src/new.js');
+    expect(shared?.text).toContain('+export const fresh = 2;');
     // A deleted file has no post-change content.
     expect(shared?.text).not.toContain('### src/gone.js');
     expect(own?.text).toContain('Reviewer: api');
