@@ -87,7 +87,11 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   let db: Database.Database | undefined;
   try {
     const busy = opts.busyTimeoutMs ?? 5000;
-    if (opts.readonly && existsSync(path)) {
+    // A read of a ledger nobody has written (none yet, or an empty file with no log beside it)
+    // reads an empty one in memory: `status` in a fresh clone must not make `.revloop/` appear.
+    if (opts.readonly && !holdsLedger(path))
+      return new SqliteStore(emptyLedger(), path, opts.now ?? Date.now);
+    if (opts.readonly) {
       db = openForReading(path, busy);
       if (needsMigration(db))
         throw new StoreReadonlyError(path, 'it needs an upgrade, which a read-only open does not make');
@@ -111,6 +115,17 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
 }
 
 const hasBytes = (file: string): boolean => existsSync(file) && statSync(file).size > 0;
+
+/** Whether anything was ever written at `path`: a WAL ledger's first writes may sit in its log alone. */
+const holdsLedger = (path: string): boolean =>
+  hasBytes(path) || hasBytes(`${path}-wal`) || hasBytes(`${path}-journal`);
+
+/** An empty ledger of the current schema, in memory (what a ledger nobody wrote holds). */
+function emptyLedger(): Database.Database {
+  const db = new Database(':memory:');
+  migrateSqlite(db);
+  return db;
+}
 
 /**
  * A read-only connection. SQLite opens a WAL ledger read-only in place only
