@@ -14,6 +14,8 @@ import { KEY_HOLDING } from '../../src/core/run-state.js';
 import type { DecideResult, ReviewResult, StageRow, VerdictRow } from '../../src/core/stage-results.js';
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
 import { sha256 } from '../../src/io/hash.js';
+import { planReview } from '../../src/loop/review-plan.js';
+import type { RecordedVerdict } from '../../src/ports/store.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/record/keys.js';
 import { verifyRecord } from '../../src/record/verify.js';
 import type { Invocation } from './agents.js';
@@ -53,6 +55,16 @@ export interface Violation {
   message: string;
   /** The schedule step where it shows, when one can be named. */
   step: number | null;
+}
+
+/** The chunks the review of `revision` sends (the real planner over the simulated diff). */
+async function reviewChunks(world: World, run: RunRow, revision: string) {
+  const diff = await world.git.diffText(world.repoRoot, run.snapshot.mergeBase, revision);
+  try {
+    return planReview(run.snapshot, diff, world.git.diffSections).chunks;
+  } catch {
+    return [];
+  }
 }
 
 type Checker = (
@@ -177,30 +189,50 @@ export const CHECKERS: Record<string, Checker> = {
     return out;
   },
 
-  '6 every verdict is replayable': ({ ledger: l, invocations, ops }) => {
+  '6 every verdict is replayable': async ({ ledger: l, invocations, ops, world }) => {
     const out: (string | { message: string; step: number })[] = [];
     for (const v of l.verdicts) {
-      const key = callKey(
-        {
-          snapshotKey: l.run.snapshotKey,
-          runId: l.run.id,
-          round: v.round,
-          stage: v.stage,
-          role: v.role,
-          name: v.reviewer,
-          promptDigest: v.promptDigest,
-        },
-        sha256,
-      );
-      if (key !== v.callKey) out.push(`verdict ${v.callKey.slice(0, 12)} is not under its call key`);
+      const keyFor = (chunk?: { index: number; files: string[] }) =>
+        callKey(
+          {
+            snapshotKey: l.run.snapshotKey,
+            runId: l.run.id,
+            round: v.round,
+            stage: v.stage,
+            role: v.role,
+            name: v.reviewer,
+            promptDigest: v.promptDigest,
+            chunk,
+          },
+          sha256,
+        );
+      // A chunk call's key names its chunk: the review's result says which; a review that never
+      // completed is planned again from the revision's diff, and one of its chunks must match.
+      const named = stageOf(l, v.round, 'review')
+        .flatMap((s) => (s.result as ReviewResult).verdicts)
+        .find((x) => x.callKey === v.callKey);
+      const candidates = named
+        ? [named.chunk]
+        : [
+            undefined,
+            ...(await reviewChunks(world, l.run, v.revision)).map((c) => ({
+              index: c.index,
+              files: c.files,
+            })),
+          ];
+      if (!candidates.some((c) => keyFor(c) === v.callKey))
+        out.push(`verdict ${v.callKey.slice(0, 12)} is not under its call key`);
       const oks = l.attempts.filter((a) => a.callKey === v.callKey && a.class === 'ok');
       if (oks.length !== 1) out.push(`verdict ${v.callKey.slice(0, 12)} has ${oks.length} ok attempts`);
+      // Recorded alone (recordVerdict) or in a chunked round's group commit (recordVerdicts).
       const recorded = ops.find(
         (o) =>
           o.applied &&
-          o.method === 'recordVerdict' &&
-          (o.args[1] as VerdictRow).callKey === v.callKey &&
-          (o.result as { inserted: boolean }).inserted,
+          ((o.method === 'recordVerdict' &&
+            (o.args[1] as VerdictRow).callKey === v.callKey &&
+            (o.result as { inserted: boolean }).inserted) ||
+            (o.method === 'recordVerdicts' &&
+              (o.result as RecordedVerdict[]).some((r) => r.inserted && r.verdict.callKey === v.callKey))),
       );
       // Asked again = an attempt of the call began once its verdict was in the ledger. An owner
       // whose attempt began before (and who lost the run while its call was under way) still

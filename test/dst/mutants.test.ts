@@ -1,7 +1,9 @@
 /**
  * The simulation can fail: with a rule of the controller deliberately
  * broken through a test-only seam, schedules within the default count
- * (2,000, `npm run test:dst`) break the invariant that rule protects.
+ * (2,000, `npm run test:dst`) break the invariant that rule protects. The
+ * second mutant is on the chunked rounds' group commit: it reaches the
+ * ledger only through schedules that review in chunks.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,31 @@ vi.mock('../../src/core/failure-map.js', async (importOriginal) => {
   };
 });
 
+/** The mutant: a chunked round's group commit records the first verdict of each transaction only. */
+const dropsBatched = vi.hoisted(() => ({ on: false }));
+vi.mock('../../src/loop/verdict-batch.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/loop/verdict-batch.js')>();
+  class FirstOnly extends real.VerdictBatch {
+    constructor(...[ctx, lease, size]: ConstructorParameters<typeof real.VerdictBatch>) {
+      const store = ctx.deps.store;
+      super(
+        {
+          ledger: ctx.ledger,
+          deps: {
+            store: {
+              recordVerdicts: (l, items) =>
+                store.recordVerdicts(l, dropsBatched.on ? items.slice(0, 1) : items),
+            },
+          },
+        },
+        lease,
+        size,
+      );
+    }
+  }
+  return { ...real, VerdictBatch: FirstOnly };
+});
+
 const DEFAULT_SCHEDULES = 2000;
 const scratch = () =>
   mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'revloop-dst-mutant-'));
@@ -42,6 +69,23 @@ describe('the simulation catches a broken rule', () => {
       expect(first?.violations.map((v) => v.invariant)).toContain('1 no missing result is clear');
     } finally {
       broken.clearOnReviewerFailure = false;
+    }
+  });
+
+  it('a group commit that loses verdicts breaks invariant 6 (replay)', { timeout: 600_000 }, async () => {
+    dropsBatched.on = true;
+    try {
+      const s = await runSchedules({
+        seed: 1,
+        schedules: DEFAULT_SCHEDULES,
+        scratch: scratch(),
+        maxFailures: 1,
+      });
+      const first = s.failed[0];
+      expect(first, `no schedule of ${s.schedules} caught the mutant`).toBeDefined();
+      expect(first?.violations.map((v) => v.invariant)).toContain('6 replay');
+    } finally {
+      dropsBatched.on = false;
     }
   });
 });

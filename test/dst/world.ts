@@ -37,6 +37,15 @@ export async function deposit(n) {
 }
 `;
 
+/**
+ * A second file the change adds: with `chunked`, review.chunkBytes lets each
+ * file's section through alone but never both, so every round's review is two
+ * chunk calls per reviewer and records their verdicts by group commit.
+ */
+const NOTES_FILE = 'src/notes.js';
+const NOTES_CODE = `${Array.from({ length: 20 }, (_, i) => `export const note${i} = 'a note of the change, ${i}';`).join('\n')}\n`;
+const CHUNK_BYTES = 1200;
+
 export const HEAD_REF = 'refs/heads/topic';
 /** Leases outlive any schedule's real time, so the lease keeper's timer never fires in one. */
 export const LEASE_TTL_MS = 120_000;
@@ -51,6 +60,8 @@ export interface SimConfig {
   wallSeconds: number;
   attempts: number;
   scopeLock: boolean;
+  /** The review is split into chunks (issue 17): two calls per reviewer and round. */
+  chunked: boolean;
 }
 
 export function drawConfig(rng: Rng): SimConfig {
@@ -64,6 +75,7 @@ export function drawConfig(rng: Rng): SimConfig {
     wallSeconds: rng.pick([60, 3600, 86_400]),
     attempts: 1 + rng.int(3),
     scopeLock: rng.chance(0.7),
+    chunked: rng.chance(0.3),
   };
 }
 
@@ -76,6 +88,7 @@ export function configYaml(c: SimConfig): string {
   lines.push(`budgets: { rounds: ${c.rounds}, wallSeconds: ${c.wallSeconds}, costUsd: ${c.costUsd} }`);
   lines.push(`retry: { attempts: ${c.attempts}, baseDelayMs: 10, maxDelayMs: 200 }`);
   lines.push(`policy: { requireScenario: true, scopeLock: ${c.scopeLock}, stopWindow: 2 }`);
+  if (c.chunked) lines.push(`review: { chunkBytes: ${CHUNK_BYTES} }`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -118,7 +131,11 @@ export class World {
       'REVIEW.md': CRITERIA,
       [CODE_FILE]: BASE_CODE,
     });
-    this.head = g.commit(this.base, { ...Object.fromEntries(g.filesAt(this.base)), [CODE_FILE]: HEAD_CODE });
+    this.head = g.commit(this.base, {
+      ...Object.fromEntries(g.filesAt(this.base)),
+      [CODE_FILE]: HEAD_CODE,
+      ...(this.config.chunked ? { [NOTES_FILE]: NOTES_CODE } : {}),
+    });
     g.setRef('refs/heads/main', this.base);
     g.setRef(HEAD_REF, this.head);
     this.loaded = await loadConfigAt(g, this.repoRoot, this.base);
