@@ -21,4 +21,5 @@ export interface EvalOpts {
   store?: string;
   // eval import
   repos?: string;
+  split?: string;
 }

@@ -338,6 +338,10 @@ program
   .option('--with <file>', 'replay: a config whose reviewer of that name answers them')
   .option('--store <url>', 'replay: the ledger the runs are in')
   .option('--repos <dir>', "import: clones of the benchmark's repositories, at DIR/OWNER/REPO")
+  .option(
+    '--split <file>',
+    "import (swe-prbench): only the PRs of this split, e.g. the dataset's evals/eval_100.json",
+  )
   .action(lazy('eval'));
 
 withRepo(program.command('ui'))

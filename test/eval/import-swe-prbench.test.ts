@@ -231,4 +231,53 @@ describe('revloop eval import --format swe-prbench', () => {
       `${file}: .comments[2].severity: the published files carry no severity (null)`,
     );
   });
+
+  it('--split: only the PRs of the published split (eval_100.json or its task-id list); a split naming a task no prs.jsonl holds is exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-swepr-split-'));
+    const repos = reposDir();
+    // evals/eval_100.json's shape: a list of records with a task_id (the harness's extract script reads it so).
+    const json = join(dir, 'eval_2.json');
+    writeFileSync(
+      json,
+      JSON.stringify([{ task_id: 'ledger__14', repo: 'acme/ledger' }, { task_id: 'ledger__12' }]),
+    );
+    const r = revloop(importArgs(PRS, join(dir, 'a'), '--repos', repos, '--split', json));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('imported 2 of 2 pull request(s)');
+    const ids = (file: string) =>
+      JSON.parse(readFileSync(file, 'utf8')).cases.map((c: { id: string }) => c.id);
+    // The prs.jsonl order, not the split's.
+    expect(ids(join(dir, 'a', 'corpus.json'))).toEqual(['ledger__12', 'ledger__14']);
+    // The harness's eval_100_task_ids.txt: one id a line.
+    const txt = join(dir, 'ids.txt');
+    writeFileSync(txt, 'ledger__14\n\n');
+    const t = revloop(importArgs(PRS, join(dir, 'b'), '--repos', repos, '--split', txt));
+    expect(t.status, t.stderr).toBe(0);
+    expect(ids(join(dir, 'b', 'corpus.json'))).toEqual(['ledger__14']);
+
+    writeFileSync(json, JSON.stringify([{ task_id: 'ledger__12' }, { task_id: 'dask__12221' }]));
+    const bad = revloop(importArgs(PRS, join(dir, 'c'), '--repos', repos, '--split', json));
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      `revloop: ${json}: names 1 task(s) no given prs.jsonl holds (first: dask__12221); a split of another dataset revision?`,
+    ]);
+    expect(existsSync(join(dir, 'c'))).toBe(false);
+    writeFileSync(json, '{"task_id": "ledger__12"}');
+    const shape = revloop(importArgs(PRS, join(dir, 'd'), '--split', json));
+    expect(shape.status).toBe(2);
+    expect(shape.stderr).toContain(`${json}: a split is a JSON list of records with a "task_id"`);
+    const martian = revloop([
+      'eval',
+      'import',
+      '--format',
+      'martian',
+      PRS,
+      '--out',
+      join(dir, 'e'),
+      '--split',
+      json,
+    ]);
+    expect(martian.status).toBe(2);
+    expect(martian.stderr).toContain('--split is for --format swe-prbench');
+  });
 });

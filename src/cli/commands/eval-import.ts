@@ -1,4 +1,4 @@
-/** `revloop eval import --format martian|swe-prbench FILE... --out DIR [--repos DIR]`: a downloaded benchmark as a corpus. */
+/** `revloop eval import --format martian|swe-prbench FILE... --out DIR [--repos DIR] [--split FILE]`: a downloaded benchmark as a corpus. */
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { IMPORT_FORMATS, type ImportFormat, importBenchmark } from '../../eval/import/import.js';
@@ -14,11 +14,14 @@ const evalImport: Command<EvalOpts> = async (args, opts, io) => {
     throw new UsageError(`eval import: --format must be ${IMPORT_FORMATS.join(' or ')}`);
   if (args.length === 0) throw new UsageError('eval import: give the downloaded file(s) to convert');
   if (!opts.out) throw new UsageError('eval import: --out DIR is required (where corpus.json is written)');
+  if (opts.split && format !== 'swe-prbench')
+    throw new UsageError('eval import: --split is for --format swe-prbench (its evals/eval_100.json)');
   const res = await importBenchmark({
     format,
     files: args.map((f) => resolve(io.cwd, f)),
     out: resolve(io.cwd, opts.out),
     repos: opts.repos ? resolve(io.cwd, opts.repos) : undefined,
+    split: opts.split ? resolve(io.cwd, opts.split) : undefined,
     git: createGit(),
   });
   if (opts.json) printJson(io, res);

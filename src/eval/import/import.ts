@@ -21,6 +21,7 @@ import { type ImportedPr, zodIssueAt } from './imported.js';
 import { martianFileSchema, martianPrs } from './martian.js';
 import { placeDefects } from './place-defects.js';
 import { readJsonFile } from './read-json.js';
+import { inSplit, readSplit } from './split.js';
 import { sweprbenchPrs } from './swe-prbench.js';
 
 export const IMPORT_FORMATS = ['martian', 'swe-prbench'] as const;
@@ -37,6 +38,8 @@ export interface ImportOptions {
   files: string[];
   out: string;
   repos?: string | undefined;
+  /** SWE-PRBench: import only the PRs of this published split (split.ts). */
+  split?: string | undefined;
   git: Git;
 }
 
@@ -99,7 +102,8 @@ async function locate(
 export async function importBenchmark(o: ImportOptions): Promise<ImportResult> {
   const out = resolve(o.out);
   // Every file is read and checked before anything is written.
-  const prs = o.files.flatMap((f) => readPrs(o.format, f));
+  const all = o.files.flatMap((f) => readPrs(o.format, f));
+  const prs = o.split ? inSplit(all, readSplit(o.split), o.split) : all;
   const cases: EvalCase[] = [];
   const notPresent: NotPresent[] = [];
   const seen = new Set<string>();
