@@ -163,7 +163,11 @@ export function revOps(
       assertRev(repo, sha);
       // A file at a commit id never changes: admission, the run and every freeze check read
       // the config and the criteria, and git is asked once. (A name like `main` can move.)
-      const key = FULL_ID.test(sha) ? `${repo}\0${sha}\0${path}` : null;
+      // Read by a blob id, the answer is kept under that id (content-addressed: whatever path
+      // asked for it); by path, under the commit and path. The id is the caller's word, so it
+      // never answers a later read by path.
+      const byId = blob !== undefined && FULL_ID.test(blob);
+      const key = byId ? `${repo}\0${blob}` : FULL_ID.test(sha) ? `${repo}\0${sha}\0${path}` : null;
       const known = key === null ? undefined : blobs.get(key);
       if (known !== undefined) return known;
       // At a commit id, one batch process answers a burst of reads (blob-batch.ts); a name that
@@ -179,8 +183,7 @@ export function revOps(
           // The commit exists: the path is absent, or is a tree or submodule, not a file.
         }
       }
-      // A read by a caller's blob id is not kept under the path: the id is the caller's word.
-      if (key !== null && blob === undefined && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
+      if (key !== null && (content?.length ?? 0) <= BLOB_CACHE_MAX_BYTES) {
         if (blobs.size >= BLOB_CACHE_MAX) blobs.clear();
         blobs.set(key, content);
       }

@@ -15,6 +15,8 @@ import type { RunContext } from './run-context.js';
 
 /** Reviewers' configs before the setting existed carry this budget (the config default). */
 const DEFAULT_CONTEXT_BYTES = 100_000;
+/** Up to this many files, read without asking their sizes first (as the reader did before sizes). */
+const READ_UNSIZED = 8;
 
 /** What the review's diff says of its files (review-plan.ts): blob ids, and the new files it carries whole. */
 export interface DiffFiles {
@@ -65,11 +67,16 @@ async function gather(
       .map((c) => c.path);
   const all = [...new Set(wanted)].sort();
   const ordered = all.filter((path) => !diff.carriesWhole(path));
-  const sizes = await ctx.deps.git.blobSizes(
-    ctx.deps.repoRoot,
-    head,
-    ordered.map((path) => ({ path, blob: diff.blobOf(path) })),
-  );
+  // A few files are read whole, as they come (one round trip); more are sized first, so that
+  // only those that fit are read (a second git process, which only larger changes pay for).
+  const sizes =
+    ordered.length <= READ_UNSIZED
+      ? new Map<string, number | null>()
+      : await ctx.deps.git.blobSizes(
+          ctx.deps.repoRoot,
+          head,
+          ordered.map((path) => ({ path, blob: diff.blobOf(path) })),
+        );
   // No file there (a deleted path, a submodule): nothing to carry, and nothing to name.
   const files = ordered
     .filter((path) => sizes.get(path) !== null)

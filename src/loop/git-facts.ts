@@ -18,6 +18,7 @@ export class GitFacts {
   private readonly digests = new Memo<string>();
   private readonly blobs = new Memo<Buffer | null>();
   private readonly ancestry = new Memo<boolean>(true);
+  private readonly blobIds = new Map<string, (path: string) => string | undefined>();
 
   constructor(
     private readonly git: Git,
@@ -68,9 +69,19 @@ export class GitFacts {
     );
   }
 
+  /**
+   * The blob ids a revision's canonical diff names for its files (the review's plan): reads of
+   * those files at that revision ask git by id, and share git's cache with the review's context.
+   */
+  noteBlobIds(sha: string, blobOf: (path: string) => string | undefined): void {
+    this.blobIds.set(sha, blobOf);
+  }
+
   /** A file at a commit id. */
   readBlob(sha: string, path: string): Promise<Buffer | null> {
-    return this.blobs.get(`${sha}:${path}`, () => this.git.readFile(this.repo, sha, path));
+    return this.blobs.get(`${sha}:${path}`, () =>
+      this.git.readFile(this.repo, sha, path, this.blobIds.get(sha)?.(path)),
+    );
   }
 
   /**
@@ -78,6 +89,6 @@ export class GitFacts {
    * kept, a 2,000-file change held every file of it until the run ended (P9's memory).
    */
   readBlobOnce(sha: string, path: string, blob?: string): Promise<Buffer | null> {
-    return this.git.readFile(this.repo, sha, path, blob);
+    return this.git.readFile(this.repo, sha, path, blob ?? this.blobIds.get(sha)?.(path));
   }
 }

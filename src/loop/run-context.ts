@@ -156,6 +156,11 @@ export class RunContext {
     return this.facts.isAncestor(a, b);
   }
 
+  /** The blob ids the review's diff of `head` names (GitFacts.noteBlobIds). */
+  noteBlobIds(head: string, blobOf: (path: string) => string | undefined): void {
+    this.facts.noteBlobIds(head, blobOf);
+  }
+
   /** A file at a commit id (immutable, so read once). */
   readBlob(sha: string, path: string): Promise<Buffer | null> {
     return this.facts.readBlob(sha, path);

@@ -141,10 +141,19 @@ describe('sizes without the bytes', () => {
 });
 
 describe('readFile through the batch', () => {
-  it('by blob id gives what the path gives, and is not kept under the path', async () => {
+  it('by blob id gives what the path gives, kept under the id and never under the path', async () => {
     const git = createGit();
     for (const p of Object.keys(files))
       expect((await git.readFile(repo.dir, head, p, blobId(head, p)))?.toString()).toBe(files[p]);
+    // Kept under the id: another path (or commit) naming the same blob is not asked of git again.
+    const { run, writes } = counting();
+    const { revOps } = await import('../../src/git/revs.js');
+    const { commonDirResolver } = await import('../../src/git/common-dir.js');
+    const ops = revOps(run, commonDirResolver(run));
+    const id = blobId(head, 'a.txt');
+    expect((await ops.readFile(repo.dir, head, 'a.txt', id))?.toString()).toBe('one\n');
+    expect((await ops.readFile(repo.dir, head, 'elsewhere/a-copy.txt', id))?.toString()).toBe('one\n');
+    expect(writes.filter((w) => w.includes(id))).toHaveLength(1);
     // The id is the caller's word: a wrong one is answered, but a later read by path asks git again.
     const wrong = blobId(head, 'dir/b.txt');
     expect((await git.readFile(repo.dir, head, 'a.txt', wrong))?.toString()).toBe('b\n');
