@@ -23,7 +23,21 @@ import { readLedger, runTrial } from './trial.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-const { values: o } = parseArgs({
+const USAGE =
+  'usage: node test/crash/harness.mjs [--trials N] [--concurrency N] [--seed N] [--bugs N] [--flaky P] [--sleep-ms N] [--cli PATH] [--json] [--keep] [--min-boundary-hits N]';
+
+/** Bad arguments: one line naming what was wrong, the usage, exit 2 (as scripts/dst.mjs does). */
+function usage(message) {
+  process.stderr.write(`crash harness: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const { values: o } = parseArgsOrUsage({
   options: {
     trials: { type: 'string', default: '300' },
     concurrency: { type: 'string', default: '3' },
@@ -37,6 +51,18 @@ const { values: o } = parseArgs({
     'min-boundary-hits': { type: 'string', default: '0' },
   },
 });
+
+function parseArgsOrUsage(config) {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    return usage(err.message.split('\n')[0]);
+  }
+}
+for (const name of ['trials', 'concurrency', 'seed', 'bugs', 'sleep-ms', 'min-boundary-hits'])
+  if (!/^\d+$/.test(o[name])) usage(`--${name} must be a whole number, got "${o[name]}"`);
+if (!(Number(o.flaky) >= 0 && Number(o.flaky) < 1))
+  usage(`--flaky must be a probability in [0, 1), got "${o.flaky}"`);
 const trials = Number(o.trials);
 const bugs = Number(o.bugs);
 const flaky = Number(o.flaky);
