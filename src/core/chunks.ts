@@ -17,6 +17,8 @@ export interface DiffSection {
   blob?: string;
   /** A new text file: its hunk holds every line of it (the section carries the file whole). */
   added?: true;
+  /** Where `text` starts in the diff it was cut from (for chunks that are a run of whole sections). */
+  at?: number;
   /** Present when the file alone is over the limit: its header with each hunk. */
   pieces?: { text: string; bytes: number }[];
 }
@@ -33,28 +35,41 @@ export type ChunkPlan =
   /** One file's smallest piece (its header and one hunk) is over the limit: no call can carry it. */
   | { ok: false; path: string; bytes: number };
 
-/** Plans the chunks of the kept (not ignored) sections, in their order. */
-export function planChunks(sections: readonly DiffSection[], limit: number): ChunkPlan {
+/**
+ * Plans the chunks of the kept (not ignored) sections, in their order. With
+ * `source`, the diff the sections were cut from (each section's `text` is
+ * `source` from its `at`), a chunk that is a run of whole sections adjacent
+ * there is a slice of it, not a copy (P9: 20 MB of text); any other chunk
+ * joins its texts. Either way the same text.
+ */
+export function planChunks(sections: readonly DiffSection[], limit: number, source?: string): ChunkPlan {
   const chunks: Chunk[] = [];
   let files: string[] = [];
   let texts: string[] = [];
   let size = 0;
+  // The chunk's span in `source` while it is a run of whole sections adjacent there; else null.
+  let run: { from: number; to: number } | null = null;
   const flush = () => {
     if (texts.length === 0) return;
-    chunks.push({ index: chunks.length, files, text: texts.join('') });
+    const text = source !== undefined && run ? source.slice(run.from, run.to) : texts.join('');
+    chunks.push({ index: chunks.length, files, text });
     files = [];
     texts = [];
     size = 0;
+    run = null;
   };
-  const add = (path: string, text: string, bytes: number) => {
+  const add = (path: string, text: string, bytes: number, at?: number) => {
     if (size + bytes > limit) flush();
     if (files[files.length - 1] !== path) files.push(path);
+    if (texts.length === 0) run = at === undefined ? null : { from: at, to: at + text.length };
+    else if (run && at === run.to) run.to += text.length;
+    else run = null;
     texts.push(text);
     size += bytes;
   };
   for (const s of sections) {
     if (s.bytes <= limit) {
-      add(s.path, s.text, s.bytes);
+      add(s.path, s.text, s.bytes, s.at);
       continue;
     }
     // Over the limit alone: it starts its own chunks, split at hunks, and the next file starts afresh.

@@ -24,7 +24,7 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
     const bytes = Buffer.byteLength(text, 'utf8');
     const line = text.indexOf('\n');
     const path = headerPath(text.slice(FILE_HEADER.length, line === -1 ? text.length : line));
-    const section: DiffSection = { path, text, bytes };
+    const section: DiffSection = { path, text, bytes, at: start };
     const header = extendedHeader(text);
     const blob = postImageBlob(header);
     if (blob !== undefined) section.blob = blob;

@@ -36,7 +36,7 @@ export function planReview(snapshot: Snapshot, diff: string, sections: Git['diff
   const left = new Set(ignored.map((i) => i.path));
   // Nothing ignored: the sections are the whole diff, so one chunk's text is the diff, byte for byte.
   const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
-  const plan = planChunks(kept, limit);
+  const plan = planChunks(kept, limit, diff);
   if (!plan.ok) throw tooLargeForOneCall(plan, limit);
   const blobs = new Map<string, string>();
   const whole = new Set<string>();

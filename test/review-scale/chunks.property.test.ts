@@ -110,6 +110,11 @@ describe('planChunks', () => {
           // Unsplit files: the chunks' texts are the diff, in order.
           if (sections.every((s) => s.bytes <= limit))
             expect(plan.chunks.map((c) => c.text).join('')).toBe(diff);
+          // Given the diff they were cut from, the chunks are slices of it where they can be, and the
+          // same: with every section, and with some left out (ignored), whose neighbours are not adjacent.
+          expect(planChunks(sections, limit, diff)).toEqual(plan);
+          const kept = sections.filter((_, i) => i % 3 !== 1);
+          expect(planChunks(kept, limit, diff)).toEqual(planChunks(kept, limit));
         },
       ),
       RUNS,
