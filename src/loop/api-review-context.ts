@@ -18,16 +18,6 @@ const DEFAULT_CONTEXT_BYTES = 100_000;
 /** Up to this many files, read without asking their sizes first (as the reader did before sizes). */
 const READ_UNSIZED = 8;
 
-/** What the review's diff says of its files (review-plan.ts): blob ids, and the new files it carries whole. */
-export interface DiffFiles {
-  /** The file's blob id at the revision, read without walking the commit's trees. */
-  blobOf(path: string): string | undefined;
-  /** A new file in one piece: the prompt's diff holds every line, so its content is not repeated. */
-  carriesWhole(path: string): boolean;
-}
-
-const NO_DIFF_FILES: DiffFiles = { blobOf: () => undefined, carriesWhole: () => false };
-
 /**
  * For the revision `head` (the files of `paths`, or every file the revision
  * changes since the merge base), a function giving each reviewer its context.
@@ -36,14 +26,15 @@ export function apiReviewContext(
   ctx: RunContext,
   head: string,
   paths?: string[],
-  diff: DiffFiles = NO_DIFF_FILES,
+  /** New files the prompt's diff holds whole (review-plan.ts): named, their content not repeated. */
+  wholeInDiff: ReadonlySet<string> = new Set(),
 ): (reviewer: Reviewer) => Promise<FileContext | undefined> {
   let read: Promise<FileContext> | undefined;
   return async (reviewer) => {
     if (reviewer.usesCheckout) return undefined;
     const budget = ctx.snapshot.review?.contextBytes ?? DEFAULT_CONTEXT_BYTES;
     if (budget === 0) return undefined;
-    read ??= gather(ctx, head, budget, paths, diff);
+    read ??= gather(ctx, head, budget, paths, wholeInDiff);
     return read;
   };
 }
@@ -58,7 +49,7 @@ async function gather(
   head: string,
   budget: number,
   paths: string[] | undefined,
-  diff: DiffFiles,
+  wholeInDiff: ReadonlySet<string>,
 ): Promise<FileContext> {
   const wanted =
     paths ??
@@ -66,17 +57,11 @@ async function gather(
       .filter((c) => c.status !== 'deleted')
       .map((c) => c.path);
   const all = [...new Set(wanted)].sort();
-  const ordered = all.filter((path) => !diff.carriesWhole(path));
+  const ordered = all.filter((path) => !wholeInDiff.has(path));
   // A few files are read whole, as they come (one round trip); more are sized first, so that
   // only those that fit are read (a second git process, which only larger changes pay for).
   const sizes =
-    ordered.length <= READ_UNSIZED
-      ? new Map<string, number | null>()
-      : await ctx.deps.git.blobSizes(
-          ctx.deps.repoRoot,
-          head,
-          ordered.map((path) => ({ path, blob: diff.blobOf(path) })),
-        );
+    ordered.length <= READ_UNSIZED ? new Map<string, number | null>() : await ctx.blobSizes(head, ordered);
   // No file there (a deleted path, a submodule): nothing to carry, and nothing to name.
   const files = ordered
     .filter((path) => sizes.get(path) !== null)
@@ -90,7 +75,7 @@ async function gather(
       read,
     );
     if (next.length === 0) break;
-    const blobs = await Promise.all(next.map((p) => ctx.readBlobOnce(head, p, diff.blobOf(p))));
+    const blobs = await Promise.all(next.map((p) => ctx.readBlobOnce(head, p)));
     next.forEach((path, k) => {
       const blob = blobs[k];
       if (blob) read.set(path, blob);
@@ -101,7 +86,7 @@ async function gather(
     ...files
       .filter((f) => !absent.has(f.path))
       .map((f) => ({ path: f.path, content: read.get(f.path) ?? null })),
-    ...all.filter((path) => diff.carriesWhole(path)).map((path) => ({ path, content: null, inDiff: true })),
+    ...all.filter((path) => wholeInDiff.has(path)).map((path) => ({ path, content: null, inDiff: true })),
   ];
   return packFileContext(budget, got);
 }

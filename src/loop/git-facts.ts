@@ -18,7 +18,7 @@ export class GitFacts {
   private readonly digests = new Memo<string>();
   private readonly blobs = new Memo<Buffer | null>();
   private readonly ancestry = new Memo<boolean>(true);
-  private readonly blobIds = new Map<string, (path: string) => string | undefined>();
+  private readonly blobIds = new Map<string, ReadonlyMap<string, string>>();
 
   constructor(
     private readonly git: Git,
@@ -73,14 +73,24 @@ export class GitFacts {
    * The blob ids a revision's canonical diff names for its files (the review's plan): reads of
    * those files at that revision ask git by id, and share git's cache with the review's context.
    */
-  noteBlobIds(sha: string, blobOf: (path: string) => string | undefined): void {
-    this.blobIds.set(sha, blobOf);
+  noteBlobIds(sha: string, ids: ReadonlyMap<string, string>): void {
+    this.blobIds.set(sha, ids);
+  }
+
+  /** Sizes of files at a commit id, without reading them (by blob id where noted). */
+  blobSizes(sha: string, paths: readonly string[]): Promise<Map<string, number | null>> {
+    const ids = this.blobIds.get(sha);
+    return this.git.blobSizes(
+      this.repo,
+      sha,
+      paths.map((path) => ({ path, blob: ids?.get(path) })),
+    );
   }
 
   /** A file at a commit id. */
   readBlob(sha: string, path: string): Promise<Buffer | null> {
     return this.blobs.get(`${sha}:${path}`, () =>
-      this.git.readFile(this.repo, sha, path, this.blobIds.get(sha)?.(path)),
+      this.git.readFile(this.repo, sha, path, this.blobIds.get(sha)?.get(path)),
     );
   }
 
@@ -88,7 +98,7 @@ export class GitFacts {
    * A file at a commit id, read for one use and not kept (a chunk's file context):
    * kept, a 2,000-file change held every file of it until the run ended (P9's memory).
    */
-  readBlobOnce(sha: string, path: string, blob?: string): Promise<Buffer | null> {
-    return this.git.readFile(this.repo, sha, path, blob ?? this.blobIds.get(sha)?.(path));
+  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
+    return this.git.readFile(this.repo, sha, path, this.blobIds.get(sha)?.get(path));
   }
 }

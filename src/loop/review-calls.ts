@@ -60,7 +60,7 @@ export async function reviewCalls(
   // API reviewers get the files of their chunk (of the whole change when it is one call), read once per
   // chunk by the blob ids the diff names; a new file the chunk's diff carries whole is not repeated.
   const contextOf = plan.chunks.map((chunk) =>
-    apiReviewContext(ctx, head, chunked ? chunk.files : undefined, plan.diffFiles),
+    apiReviewContext(ctx, head, chunked ? chunk.files : undefined, plan.wholeInDiff),
   );
   const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large

@@ -12,7 +12,6 @@ import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../
 import { unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot } from '../core/types.js';
 import type { Git } from '../ports/git.js';
-import type { DiffFiles } from './api-review-context.js';
 import { RunEnd } from './run-context.js';
 
 export interface ReviewPlan {
@@ -22,8 +21,10 @@ export interface ReviewPlan {
   chunks: Chunk[];
   /** The frozen rules, for findings on ignored paths. */
   isIgnored: IgnoreMatcher;
-  /** Blob ids and new files whole in the diff, for API reviewers' context (api-review-context.ts). */
-  diffFiles: DiffFiles;
+  /** Each file's blob id at the revision, where the diff's `index` line names it. */
+  blobIds: ReadonlyMap<string, string>;
+  /** New files whose whole text rides in one chunk's diff (their content is not sent again). */
+  wholeInDiff: ReadonlySet<string>;
 }
 
 /** `sections`: the Git port's reading of the diff's format (src/git/diff-sections.ts). */
@@ -38,15 +39,14 @@ export function planReview(snapshot: Snapshot, diff: string, sections: Git['diff
   const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
   const plan = planChunks(kept, limit, diff);
   if (!plan.ok) throw tooLargeForOneCall(plan, limit);
-  const blobs = new Map<string, string>();
-  const whole = new Set<string>();
+  const blobIds = new Map<string, string>();
+  const wholeInDiff = new Set<string>();
   for (const s of kept) {
-    if (s.blob !== undefined) blobs.set(s.path, s.blob);
+    if (s.blob !== undefined) blobIds.set(s.path, s.blob);
     // Within the limit, a section rides in one chunk: that chunk's diff holds the whole new file.
-    if (s.added && s.bytes <= limit) whole.add(s.path);
+    if (s.added && s.bytes <= limit) wholeInDiff.add(s.path);
   }
-  const diffFiles: DiffFiles = { blobOf: (p) => blobs.get(p), carriesWhole: (p) => whole.has(p) };
-  return { files, ignored, chunks: plan.chunks, isIgnored, diffFiles };
+  return { files, ignored, chunks: plan.chunks, isIgnored, blobIds, wholeInDiff };
 }
 
 /**

@@ -157,8 +157,13 @@ export class RunContext {
   }
 
   /** The blob ids the review's diff of `head` names (GitFacts.noteBlobIds). */
-  noteBlobIds(head: string, blobOf: (path: string) => string | undefined): void {
-    this.facts.noteBlobIds(head, blobOf);
+  noteBlobIds(head: string, ids: ReadonlyMap<string, string>): void {
+    this.facts.noteBlobIds(head, ids);
+  }
+
+  /** Sizes of files at a commit id, unread (Git.blobSizes, by the noted blob ids). */
+  blobSizes(sha: string, paths: readonly string[]): Promise<Map<string, number | null>> {
+    return this.facts.blobSizes(sha, paths);
   }
 
   /** A file at a commit id (immutable, so read once). */
@@ -167,8 +172,8 @@ export class RunContext {
   }
 
   /** A file at a commit id, not kept after this read (GitFacts.readBlobOnce). */
-  readBlobOnce(sha: string, path: string, blob?: string): Promise<Buffer | null> {
-    return this.facts.readBlobOnce(sha, path, blob);
+  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
+    return this.facts.readBlobOnce(sha, path);
   }
 
   wallDeadline(): number {

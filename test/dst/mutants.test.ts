@@ -12,16 +12,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { runSchedules } from './runner.js';
 
 /** The mutant: a reviewer's failed call ends the run `clear` (every other role as written). */
-const broken = vi.hoisted(() => ({ clearOnReviewerFailure: false }));
+const broken = vi.hoisted(() => ({ on: false }));
 vi.mock('../../src/core/failure-map.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/failure-map.js')>();
   const { completedEnd } = await import('../../src/core/run-state.js');
   return {
     ...real,
     endForCallFailure: (...args: Parameters<typeof real.endForCallFailure>) =>
-      broken.clearOnReviewerFailure && args[1] === 'reviewer'
-        ? completedEnd('clear', 'clear')
-        : real.endForCallFailure(...args),
+      broken.on && args[1] === 'reviewer' ? completedEnd('clear', 'clear') : real.endForCallFailure(...args),
   };
 });
 
@@ -54,38 +52,30 @@ const DEFAULT_SCHEDULES = 2000;
 const scratch = () =>
   mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'revloop-dst-mutant-'));
 
-describe('the simulation catches a broken rule', () => {
-  it('ending clear when a reviewer call failed breaks invariant 1', { timeout: 600_000 }, async () => {
-    broken.clearOnReviewerFailure = true;
-    try {
-      const s = await runSchedules({
-        seed: 1,
-        schedules: DEFAULT_SCHEDULES,
-        scratch: scratch(),
-        maxFailures: 1,
-      });
-      const first = s.failed[0];
-      expect(first, `no schedule of ${s.schedules} caught the mutant`).toBeDefined();
-      expect(first?.violations.map((v) => v.invariant)).toContain('1 no missing result is clear');
-    } finally {
-      broken.clearOnReviewerFailure = false;
-    }
-  });
+/** Runs the default schedules with `mutant` switched on; the first failing one must break `invariant`. */
+async function caught(mutant: { on: boolean }, invariant: string): Promise<void> {
+  mutant.on = true;
+  try {
+    const s = await runSchedules({
+      seed: 1,
+      schedules: DEFAULT_SCHEDULES,
+      scratch: scratch(),
+      maxFailures: 1,
+    });
+    const first = s.failed[0];
+    expect(first, `no schedule of ${s.schedules} caught the mutant`).toBeDefined();
+    expect(first?.violations.map((v) => v.invariant)).toContain(invariant);
+  } finally {
+    mutant.on = false;
+  }
+}
 
-  it('a group commit that loses verdicts breaks invariant 6 (replay)', { timeout: 600_000 }, async () => {
-    dropsBatched.on = true;
-    try {
-      const s = await runSchedules({
-        seed: 1,
-        schedules: DEFAULT_SCHEDULES,
-        scratch: scratch(),
-        maxFailures: 1,
-      });
-      const first = s.failed[0];
-      expect(first, `no schedule of ${s.schedules} caught the mutant`).toBeDefined();
-      expect(first?.violations.map((v) => v.invariant)).toContain('6 replay');
-    } finally {
-      dropsBatched.on = false;
-    }
-  });
+describe('the simulation catches a broken rule', () => {
+  it('ending clear when a reviewer call failed breaks invariant 1', { timeout: 600_000 }, () =>
+    caught(broken, '1 no missing result is clear'),
+  );
+
+  it('a group commit that loses verdicts breaks invariant 6 (replay)', { timeout: 600_000 }, () =>
+    caught(dropsBatched, '6 replay'),
+  );
 });

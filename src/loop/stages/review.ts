@@ -55,7 +55,7 @@ export async function reviewStage(
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
   const plan = planReview(ctx.snapshot, diff, ctx.deps.git.diffSections);
-  ctx.noteBlobIds(head, plan.diffFiles.blobOf);
+  ctx.noteBlobIds(head, plan.blobIds);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
