@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import { promptPath } from '../io/prompt-files.js';
 import { parseConfigText } from '../loop/config-loader.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { findRunOrThrow } from '../loop/operations.js';
@@ -57,7 +58,7 @@ export async function replayAgreement(
       missing: 0,
     };
     for (const v of verdicts) {
-      const path = join(deps.stateDir(deps.repoRoot), 'prompts', `${v.promptDigest}.txt`);
+      const path = promptPath(deps.stateDir(deps.repoRoot), v.promptDigest);
       if (!existsSync(path)) {
         row.missing++;
         continue;

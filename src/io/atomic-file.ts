@@ -15,6 +15,17 @@ export interface AtomicWriteOptions {
   mode?: number;
 }
 
+export interface AsyncAtomicWriteOptions extends AtomicWriteOptions {
+  /**
+   * Makes the rename durable; by default an fsync of the directory of its own.
+   * A writer of many files into one directory passes one that several renames
+   * share (prompt-files.ts), run only after its own rename.
+   */
+  syncDir?: (dir: string) => Promise<void>;
+  /** The caller has already checked the directory (prepareTarget) for this path. */
+  prepared?: boolean;
+}
+
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
@@ -51,9 +62,9 @@ export function writeFileAtomic(
 export async function writeFileAtomicAsync(
   path: string,
   data: string | Uint8Array,
-  opts: AtomicWriteOptions = {},
+  opts: AsyncAtomicWriteOptions = {},
 ): Promise<void> {
-  const dir = prepareTarget(path);
+  const dir = opts.prepared ? dirname(path) : prepareTarget(path);
   const tmp = tempPathFor(path);
   let fh: FileHandle | undefined;
   try {
@@ -63,12 +74,7 @@ export async function writeFileAtomicAsync(
     await fh.close();
     fh = undefined;
     await rename(tmp, path);
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
+    await (opts.syncDir ?? fsyncDirAsync)(dir);
   } catch (err) {
     await fh?.close();
     await rm(tmp, { force: true });
@@ -81,7 +87,7 @@ export async function writeFileAtomicAsync(
  * returns the directory. The checks are a stat or two (the directory exists
  * in the common case), so the async writer makes them too.
  */
-function prepareTarget(path: string): string {
+export function prepareTarget(path: string): string {
   const dir = dirname(path);
   ensureDirFor(path, dir);
   // A directory there would make the rename fail only after the temp file was written.
@@ -146,6 +152,16 @@ function isDirectory(p: string): boolean {
 
 const tempPathFor = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+
+/** Makes a rename or create in `dir` durable, without blocking the event loop. */
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
 
 /** Makes a rename or create in `dir` durable. */
 export function fsyncDir(dir: string): void {

@@ -4,14 +4,13 @@
  * ledger already recorded (so a resumed run skips every completed stage and
  * reuses every recorded verdict).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { StageRow, StageRowOf, VerdictRow } from '../core/stage-results.js';
 import type { Snapshot, Stage } from '../core/types.js';
-import { writeFileAtomicAsync } from '../io/atomic-file.js';
+import { PromptFiles } from '../io/prompt-files.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { changeSettlements } from './admission.js';
 import type { LoadedConfig } from './config-loader.js';
@@ -54,6 +53,7 @@ export class RunContext {
   private settlements: ReturnType<typeof changeSettlements> | undefined;
   /** A prompt's file is content-addressed: once written, its digest names it for good. */
   private readonly savedPrompts = new Memo<void>();
+  private readonly promptFiles: PromptFiles;
 
   constructor(
     readonly deps: LoopDeps,
@@ -69,6 +69,7 @@ export class RunContext {
     recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] },
   ) {
     this.current = run;
+    this.promptFiles = new PromptFiles(deps.stateDir(deps.repoRoot), deps.writeStateFile);
     this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
     this.ledger = new LedgerCache(recorded);
     this.facts = new GitFacts(
@@ -190,11 +191,6 @@ export class RunContext {
    * One write per digest: a review saves its next call's prompt ahead (review-calls.ts).
    */
   savePrompt(digest: string, prompt: string | Uint8Array): Promise<void> {
-    return this.savedPrompts.get(digest, () => {
-      const path = join(this.deps.stateDir(this.deps.repoRoot), 'prompts', `${digest}.txt`);
-      return existsSync(path)
-        ? Promise.resolve()
-        : (this.deps.writeStateFile ?? writeFileAtomicAsync)(path, prompt);
-    });
+    return this.savedPrompts.get(digest, () => this.promptFiles.save(digest, prompt));
   }
 }
