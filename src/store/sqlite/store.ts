@@ -745,11 +745,12 @@ export class SqliteStore implements Store {
    * (docs/architecture.md, "One fsync per agent call").
    */
   private writeUnsynced<T>(fn: () => T): T {
-    this.db.pragma('synchronous = NORMAL');
+    // Prepared once: db.pragma() compiles its statement on every call, twice per agent call here.
+    this.stmt('PRAGMA synchronous = NORMAL').run();
     try {
       return this.write(fn);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.stmt('PRAGMA synchronous = FULL').run();
     }
   }
 
