@@ -7,9 +7,13 @@
 // so the prompts repeat none of them), and the same 2,000 files grown from one
 // line each (modified: every chunk's prompt carries the files' content, read
 // from git within review.contextBytes). Both must meet the targets.
+// The review runs three times, each on a fresh copy of the repository (a
+// second review of one revision would find its run admitted): the best
+// controller time of three against the best `git diff` of three, as the
+// loop benches take their best; coverage and peak RSS must hold in all three.
 // BENCH_CHILD_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the child.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +22,7 @@ import { timeAgentCalls } from './timed-calls.mjs';
 const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const FILES = 2000;
 const FILE_BYTES = 10_000;
+const RUNS = 3;
 
 function fileText(i) {
   const line = `export const v${i} = '${'z'.repeat(60)}';\n`;
@@ -103,25 +108,37 @@ async function scenario(modified) {
       gitDiff.push(performance.now() - t);
     }
     const me = fileURLToPath(import.meta.url);
-    const out = spawnSync(
-      process.execPath,
-      [...(process.env.BENCH_CHILD_FLAGS?.split(' ') ?? []), me, '--child', dir],
-      { encoding: 'utf8', maxBuffer: 1 << 26 },
-    );
-    if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
-    const r = JSON.parse(out.stdout);
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) {
+      const copy = mkdtempSync(join(tmpdir(), 'revloop-bench-p9-run-'));
+      try {
+        cpSync(dir, copy, { recursive: true });
+        const out = spawnSync(
+          process.execPath,
+          [...(process.env.BENCH_CHILD_FLAGS?.split(' ') ?? []), me, '--child', copy],
+          { encoding: 'utf8', maxBuffer: 1 << 26 },
+        );
+        if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
+        runs.push(JSON.parse(out.stdout));
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    }
     const diffMs = Math.min(...gitDiff);
-    const controllerMs = r.ms - r.reviewerMs;
+    const controller = (r) => r.ms - r.reviewerMs;
+    const r = runs.reduce((a, b) => (controller(b) < controller(a) ? b : a));
+    const controllerMs = controller(r);
     const ratio = controllerMs / diffMs;
-    const full = r.outcome === 'clear' && r.files === FILES && r.reviewed === FILES;
+    const full = runs.every((x) => x.outcome === 'clear' && x.files === FILES && x.reviewed === FILES);
+    const maxRssMb = Math.max(...runs.map((x) => x.maxRssMb));
     const kind = modified ? 'modified files' : 'new files';
     return {
-      pass: full && r.maxRssMb <= 256 && ratio <= 1.5,
+      pass: full && maxRssMb <= 256 && ratio <= 1.5,
       lines: [
-        `${kind}: ${(diffBytes / 1e6).toFixed(1)} MB diff, coverage ${r.reviewed}/${r.files} files, outcome ${r.outcome}, ${r.calls} calls (chunks)`,
-        `${kind}: peak RSS ${r.maxRssMb.toFixed(0)} MB`,
-        `${kind}: stages started at (ms): ${r.marks.join(', ')}`,
-        `${kind}: controller time ${controllerMs.toFixed(0)} ms (wall ${r.ms.toFixed(0)} ms less ${r.reviewerMs.toFixed(0)} ms in reviewer calls); git diff ${diffMs.toFixed(0)} ms (best of 3): ${ratio.toFixed(2)}x`,
+        `${kind}: ${(diffBytes / 1e6).toFixed(1)} MB diff, coverage ${r.reviewed}/${r.files} files, outcome ${r.outcome}, ${r.calls} calls (chunks)${full ? '' : '; NOT full in every run'}`,
+        `${kind}: peak RSS ${maxRssMb.toFixed(0)} MB (highest of ${RUNS} runs)`,
+        `${kind}: stages started at (ms, best run): ${r.marks.join(', ')}`,
+        `${kind}: controller time ${controllerMs.toFixed(0)} ms, best of ${RUNS} (${runs.map((x) => controller(x).toFixed(0)).join(', ')}; wall ${r.ms.toFixed(0)} ms less ${r.reviewerMs.toFixed(0)} ms in reviewer calls); git diff ${diffMs.toFixed(0)} ms (best of 3): ${ratio.toFixed(2)}x`,
       ],
     };
   } finally {
