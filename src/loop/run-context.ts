@@ -4,7 +4,6 @@
  * ledger already recorded (so a resumed run skips every completed stage and
  * reuses every recorded verdict).
  */
-import { join } from 'node:path';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
