@@ -19,13 +19,14 @@ const DEFAULT_CONTEXT_BYTES = 100_000;
 const READ_UNSIZED = 8;
 
 /**
- * For the revision `head` (the files of `paths`, or every file the revision
- * changes since the merge base), a function giving each reviewer its context.
+ * For the revision `head` and the files of `paths` (a chunk's, or a claim's:
+ * never an ignored file, and a deleted one has nothing to carry), a function
+ * giving each reviewer its context.
  */
 export function apiReviewContext(
   ctx: RunContext,
   head: string,
-  paths?: string[],
+  paths: readonly string[],
   /** New files the prompt's diff holds whole (review-plan.ts): named, their content not repeated. */
   wholeInDiff: ReadonlySet<string> = new Set(),
 ): (reviewer: Reviewer) => Promise<FileContext | undefined> {
@@ -48,15 +49,10 @@ async function gather(
   ctx: RunContext,
   head: string,
   budget: number,
-  paths: string[] | undefined,
+  paths: readonly string[],
   wholeInDiff: ReadonlySet<string>,
 ): Promise<FileContext> {
-  const wanted =
-    paths ??
-    (await ctx.deps.git.changedFiles(ctx.deps.repoRoot, ctx.snapshot.mergeBase, head))
-      .filter((c) => c.status !== 'deleted')
-      .map((c) => c.path);
-  const all = [...new Set(wanted)].sort();
+  const all = [...new Set(paths)].sort();
   const ordered = all.filter((path) => !wholeInDiff.has(path));
   // A few files are read whole, as they come (one round trip); more are sized first, so that
   // only those that fit are read (a second git process, which only larger changes pay for).

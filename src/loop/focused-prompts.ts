@@ -1,7 +1,8 @@
 /**
  * What of the revision's diff a refuter or a fixer prompt carries (issue 17):
- * a diff within `review.chunkBytes` whole, as before (same prompts, same call
- * keys); a larger one cut to the files the claim or the blockers name
+ * never a file the frozen ignore rules leave out (point 4); the rest within
+ * `review.chunkBytes` whole, as before (same prompts, same call keys); a
+ * larger one cut to the files the claim or the blockers name
  * (core/focused-diff.ts), an API refuter also getting the claim's file at the
  * revision within `review.contextBytes`. A file whose needed hunk alone is
  * over the limit fails the run `missing_context`, naming the `ignore:` line
@@ -15,7 +16,7 @@ import type { DiffFocus } from '../core/prompt.js';
 import type { ReportedFinding } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import { apiReviewContext } from './api-review-context.js';
-import { tooLargeForOneCall } from './review-plan.js';
+import { keptSections, tooLargeForOneCall } from './review-plan.js';
 import type { RunContext } from './run-context.js';
 
 export interface PromptDiff {
@@ -53,14 +54,30 @@ export function fixerDiff(
 
 function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): PromptDiff {
   const limit = ctx.snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-  if (Buffer.byteLength(diff, 'utf8') <= limit) return { diff };
-  const got = focusDiff(sectionsOf(ctx, diff, limit), wanted, limit);
+  // The files the ignore rules leave out are in no prompt (issue 17, point 4): not in the review's,
+  // and not in these, which carried the whole diff, ignored files and all. Without rules, or with
+  // nothing of this diff ignored, the diff goes as it is (same prompts, same call keys as before).
+  let sections: DiffSection[] | null = null;
+  let shown = diff;
+  if (hasIgnoreRules(ctx.snapshot)) {
+    const all = sectionsOf(ctx, diff, limit);
+    const { kept } = keptSections(ctx.snapshot, all);
+    if (kept !== all) {
+      sections = kept;
+      shown = kept.map((s) => s.text).join('');
+    }
+  }
+  if (Buffer.byteLength(shown, 'utf8') <= limit) return { diff: shown };
+  const got = focusDiff(sections ?? sectionsOf(ctx, diff, limit), wanted, limit);
   if (!got.ok) throw tooLargeForOneCall(got, limit);
   return { diff: got.text, focus: { files: got.files, omitted: got.omitted } };
 }
 
 /** Per run, the last diff cut: a stage's refutations all cut the same diff. */
 const cuts = new WeakMap<RunContext, { diff: string; limit: number; sections: DiffSection[] }>();
+
+const hasIgnoreRules = (s: RunContext['snapshot']): boolean =>
+  (s.ignore?.globs.length ?? 0) + (s.ignore?.attributes.length ?? 0) > 0;
 
 function sectionsOf(ctx: RunContext, diff: string, limit: number): DiffSection[] {
   let cut = cuts.get(ctx);

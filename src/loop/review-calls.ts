@@ -57,11 +57,10 @@ export async function reviewCalls(
   const calls: PlannedCall[] = plan.chunks.flatMap((chunk) =>
     ctx.reviewers.map((agent, order) => ({ agent, order, chunk })),
   );
-  // API reviewers get the files of their chunk (of the whole change when it is one call), read once per
-  // chunk by the blob ids the diff names; a new file the chunk's diff carries whole is not repeated.
-  const contextOf = plan.chunks.map((chunk) =>
-    apiReviewContext(ctx, head, chunked ? chunk.files : undefined, plan.wholeInDiff),
-  );
+  // API reviewers get the files of their chunk (the one chunk of an unchunked change holds every file
+  // the ignore rules keep), read once per chunk by the blob ids the diff names; a new file the chunk's
+  // diff carries whole is not repeated.
+  const contextOf = plan.chunks.map((chunk) => apiReviewContext(ctx, head, chunk.files, plan.wholeInDiff));
   const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
   // change of instant calls, each prompt's context reads and its fsyncs were most of a call's

@@ -5,7 +5,7 @@
  * carry ends the run `missing_context`, naming the `ignore:` line that would
  * leave it out.
  */
-import { type Chunk, planChunks } from '../core/chunks.js';
+import { type Chunk, type DiffSection, planChunks } from '../core/chunks.js';
 import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
 import { partitionFiles } from '../core/coverage.js';
 import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../core/ignore.js';
@@ -30,13 +30,9 @@ export interface ReviewPlan {
 /** `sections`: the Git port's reading of the diff's format (src/git/diff-sections.ts). */
 export function planReview(snapshot: Snapshot, diff: string, sections: Git['diffSections']): ReviewPlan {
   const limit = snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-  const isIgnored = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
   const bySection = sections(diff, limit);
   const files = bySection.map((s) => s.path);
-  const { ignored } = partitionFiles(files, isIgnored);
-  const left = new Set(ignored.map((i) => i.path));
-  // Nothing ignored: the sections are the whole diff, so one chunk's text is the diff, byte for byte.
-  const kept = left.size === 0 ? bySection : bySection.filter((s) => !left.has(s.path));
+  const { kept, ignored, isIgnored } = keptSections(snapshot, bySection);
   const plan = planChunks(kept, limit, diff);
   if (!plan.ok) throw tooLargeForOneCall(plan, limit);
   const blobIds = new Map<string, string>();
@@ -47,6 +43,26 @@ export function planReview(snapshot: Snapshot, diff: string, sections: Git['diff
     if (s.added && s.bytes <= limit) wholeInDiff.add(s.path);
   }
   return { files, ignored, chunks: plan.chunks, isIgnored, blobIds, wholeInDiff };
+}
+
+/**
+ * The sections of a diff that the frozen ignore rules keep, and those they
+ * leave out with their rule: what every prompt of the run may carry (the
+ * review's chunks, the refuter's and the fixer's diffs). Nothing ignored: the
+ * same array, so a chunk or prompt of it is the diff byte for byte.
+ */
+export function keptSections(
+  snapshot: Pick<Snapshot, 'ignore'>,
+  sections: DiffSection[],
+): { kept: DiffSection[]; ignored: { path: string; rule: string }[]; isIgnored: IgnoreMatcher } {
+  const isIgnored = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
+  const { ignored } = partitionFiles(
+    sections.map((s) => s.path),
+    isIgnored,
+  );
+  const left = new Set(ignored.map((i) => i.path));
+  const kept = left.size === 0 ? sections : sections.filter((s) => !left.has(s.path));
+  return { kept, ignored, isIgnored };
 }
 
 /**

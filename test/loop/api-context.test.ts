@@ -5,11 +5,12 @@
  * server through the real SDK), and the attempt records how the reply was
  * asked for and the tokens it used.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
+import { promptPath } from '../../src/io/prompt-files.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { signingKeyPath } from '../../src/loop/write-record.js';
@@ -94,6 +95,85 @@ it('the prompt carries the changed files within the budget, new files once; the 
       contextBytes: 2000,
       temperature: 0.2,
     });
+  } finally {
+    await store.close();
+  }
+}, 120_000);
+
+it("an ignored file is in no prompt: not the API reviewer's file context, nor the refuter's or the fixer's diff", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-api-context-'));
+  dirs.push(dir);
+  const repo = await createFixtureRepo(dir);
+  const finding = {
+    severity: 'MAJOR',
+    file: 'src/a.js',
+    line: 1,
+    claim: 'a is off by one',
+    failureScenario: 'a caller reading a gets 1 where it needs 2',
+  };
+  const script = {
+    refuter: { '*': { reply: { decision: 'upheld', reason: 'it is' } } },
+    fixer: { '*': { write: { 'src/a.js': 'export const a = 2;\n' }, reply: { disputed: [] } } },
+  };
+  const config = [
+    'criteria: REVIEW.md',
+    'ignore: ["vendor/**"]',
+    'reviewers:',
+    `  - { name: api, adapter: anthropic, baseURL: "${server.anthropicBaseURL}", model: claude-pinned }`,
+    'refuter: { adapter: scripted, script: review/script.json }',
+    'fixer: { adapter: scripted, script: review/script.json }',
+    'budgets: { rounds: 3, wallSeconds: 600, costUsd: 5 }',
+    '',
+  ].join('\n');
+  await repo.commit(
+    {
+      '.gitignore': '.revloop/\n',
+      'REVIEW.md': '1. No lost updates.\n',
+      'revloop.config.yaml': config,
+      'review/script.json': JSON.stringify(script),
+      'src/a.js': 'export const a = 0;\n',
+      'vendor/lib.js': 'export const vendored = "OLD_VENDOR_TEXT";\n',
+    },
+    'base',
+  );
+  await repo.branch('topic');
+  await repo.commit(
+    {
+      'src/a.js': 'export const a = 1;\n',
+      'vendor/lib.js': 'export const vendored = "NEW_VENDOR_TEXT";\n',
+    },
+    'change',
+  );
+  signingKeyPath(dir);
+  server.requests.length = 0;
+  server.push(faults.tool({ verdict: 'findings', findings: [finding] }));
+  server.push(faults.tool({ verdict: 'pass', findings: [] }));
+  const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
+  try {
+    const deps = composeDeps({
+      store,
+      repoRoot: dir,
+      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'k-0123456789' },
+    });
+    const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
+    expect(res.kind === 'run' && res.run.outcome).toBe('clear');
+    const runId = res.kind === 'run' ? res.run.id : '';
+    const roles = (await store.listVerdicts(runId)).map((v) => v.role);
+    expect(roles).toEqual(['reviewer', 'refuter', 'fixer', 'reviewer']);
+    // What the endpoint was sent: the kept file's content, never the ignored one's.
+    expect(server.requests).toHaveLength(2);
+    for (const req of server.requests) {
+      expect(req.body).toContain('### src/a.js');
+      expect(req.body).not.toContain('VENDOR_TEXT');
+      expect(req.body).not.toContain('vendor/lib.js');
+    }
+    // Every prompt the run saved (reviewer, refuter, fixer), as the agents got it.
+    for (const v of await store.listVerdicts(runId)) {
+      const prompt = readFileSync(promptPath(join(dir, '.revloop'), v.promptDigest), 'utf8');
+      expect(prompt, v.role).toContain('src/a.js');
+      expect(prompt, v.role).not.toContain('VENDOR_TEXT');
+      expect(prompt, v.role).not.toContain('vendor/lib.js');
+    }
   } finally {
     await store.close();
   }

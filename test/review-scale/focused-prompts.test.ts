@@ -142,4 +142,52 @@ describe('refuter and fixer prompts on a change many times review.chunkBytes', (
       await p.close();
     }
   }, 120_000);
+
+  it('leave out the files the ignore rules leave out: what is kept fits, so it goes whole, without them', async () => {
+    const LIMIT = 4000;
+    const filler: Record<string, string> = {};
+    for (let i = 0; i < 12; i++)
+      filler[`gen/other${i}.js`] = Array.from(
+        { length: 90 },
+        (_, k) => `export const GENERATED_${k} = ${i};\n`,
+      ).join('');
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          refuter: a,
+          fixer: a,
+          ignore: ['gen/**'],
+          review: { chunkBytes: LIMIT },
+          budgets: { rounds: 2, wallSeconds: 600, costUsd: 5 },
+        }),
+      change: { 'src/calc.js': HEAD_FILE, ...filler },
+    });
+    repos.push(r);
+    r.plan({
+      reviewer: [
+        { round: 1, when: 'diff --git a/src/calc.js', reply: findings(raceFinding()) },
+        { reply: pass },
+      ],
+      refuter: [{ reply: { decision: 'upheld', reason: 'the race is real' } }],
+      fixer: [{ write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
+    });
+    const p = await inProcess(r.dir, { env: testEnv() });
+    try {
+      const res = await review(p, r.dir);
+      expect(res.report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      const whole = r.repo.git(['diff', `${r.base}...${r.head}`]);
+      expect(Buffer.byteLength(whole)).toBeGreaterThan(5 * LIMIT);
+      for (const role of ['refuter', 'fixer']) {
+        const v = res.report.verdicts.find((x) => x.role === role);
+        const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${v?.promptDigest}.txt`), 'utf8');
+        expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
+        expect(prompt, role).not.toContain('gen/other');
+        expect(prompt, role).not.toContain('GENERATED_');
+        // Not cut: the kept diff is within the limit, so no "of ... only" heading.
+        expect(prompt, role).not.toContain(' only\n');
+      }
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
 });
