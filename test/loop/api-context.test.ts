@@ -14,6 +14,7 @@ import { promptPath } from '../../src/io/prompt-files.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { signingKeyPath } from '../../src/loop/write-record.js';
+import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
 import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
 
@@ -26,6 +27,18 @@ afterAll(async () => {
   await server.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** A review of `topic` in `dir` with an API key in the environment; it must end clear. */
+async function reviewClear(store: Store, dir: string) {
+  const deps = composeDeps({
+    store,
+    repoRoot: dir,
+    env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'k-0123456789' },
+  });
+  const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
+  expect(res.kind === 'run' && res.run.outcome).toBe('clear');
+  return res;
+}
 
 it('the prompt carries the changed files within the budget, new files once; the attempt notes the structured reply', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-api-context-'));
@@ -64,13 +77,7 @@ it('the prompt carries the changed files within the budget, new files once; the 
   server.push(faults.tool({ verdict: 'pass', findings: [] }));
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
-    const deps = composeDeps({
-      store,
-      repoRoot: dir,
-      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'k-0123456789' },
-    });
-    const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
-    expect(res.kind === 'run' && res.run.outcome).toBe('clear');
+    const res = await reviewClear(store, dir);
     const body = JSON.parse(server.requests[0]?.body ?? '{}');
     const [shared, own] = body.messages[0].content as { text: string }[];
     expect(body.temperature).toBe(0.2);
@@ -150,13 +157,7 @@ it("an ignored file is in no prompt: not the API reviewer's file context, nor th
   server.push(faults.tool({ verdict: 'pass', findings: [] }));
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
-    const deps = composeDeps({
-      store,
-      repoRoot: dir,
-      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'k-0123456789' },
-    });
-    const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
-    expect(res.kind === 'run' && res.run.outcome).toBe('clear');
+    const res = await reviewClear(store, dir);
     const runId = res.kind === 'run' ? res.run.id : '';
     const roles = (await store.listVerdicts(runId)).map((v) => v.role);
     expect(roles).toEqual(['reviewer', 'refuter', 'fixer', 'reviewer']);

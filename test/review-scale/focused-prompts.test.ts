@@ -87,6 +87,60 @@ describe('focusDiff', () => {
   });
 });
 
+/**
+ * A change of `src/calc.js` (the race) and twelve filler files many times
+ * `limit`, reviewed with a refuter and a fixer that fixes the race; returns
+ * the run's report and a reader of a role's stored prompt.
+ */
+async function raceRun(
+  repos: ReviewRepo[],
+  limit: number,
+  fillerDir: string,
+  extra: Record<string, unknown> = {},
+) {
+  const filler: Record<string, string> = {};
+  for (let i = 0; i < 12; i++)
+    filler[`${fillerDir}/other${i}.js`] = Array.from(
+      { length: 90 },
+      (_, k) => `export const FILLER_${k} = ${i};\n`,
+    ).join('');
+  const r = await makeReviewRepo({
+    config: (a) =>
+      baseConfig(a, {
+        refuter: a,
+        fixer: a,
+        review: { chunkBytes: limit },
+        budgets: { rounds: 2, wallSeconds: 600, costUsd: 5 },
+        ...extra,
+      }),
+    change: { 'src/calc.js': HEAD_FILE, ...filler },
+  });
+  repos.push(r);
+  r.plan({
+    reviewer: [
+      { round: 1, when: 'diff --git a/src/calc.js', reply: findings(raceFinding()) },
+      { reply: pass },
+    ],
+    refuter: [{ reply: { decision: 'upheld', reason: 'the race is real' } }],
+    fixer: [{ write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
+  });
+  const p = await inProcess(r.dir, { env: testEnv() });
+  try {
+    const res = await review(p, r.dir);
+    expect(res.report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+    const whole = r.repo.git(['diff', `${r.base}...${r.head}`]);
+    expect(Buffer.byteLength(whole)).toBeGreaterThan(5 * limit);
+    const promptOf = (role: string) => {
+      const v = res.report.verdicts.find((x) => x.role === role);
+      if (!v) throw new Error(`no ${role} verdict`);
+      return readFileSync(join(r.dir, '.revloop', 'prompts', `${v.promptDigest}.txt`), 'utf8');
+    };
+    return { res, promptOf };
+  } finally {
+    await p.close();
+  }
+}
+
 describe('refuter and fixer prompts on a change many times review.chunkBytes', () => {
   const repos: ReviewRepo[] = [];
   afterAll(async () => {
@@ -95,99 +149,26 @@ describe('refuter and fixer prompts on a change many times review.chunkBytes', (
 
   it('carry the claim’s file and the blockers’ files, not the whole diff', async () => {
     const LIMIT = 4000;
-    const filler: Record<string, string> = {};
-    for (let i = 0; i < 12; i++)
-      filler[`src/other${i}.js`] = Array.from({ length: 90 }, (_, k) => `export const v${k} = ${i};\n`).join(
-        '',
-      );
-    const r = await makeReviewRepo({
-      config: (a) =>
-        baseConfig(a, {
-          refuter: a,
-          fixer: a,
-          review: { chunkBytes: LIMIT },
-          budgets: { rounds: 2, wallSeconds: 600, costUsd: 5 },
-        }),
-      change: { 'src/calc.js': HEAD_FILE, ...filler },
-    });
-    repos.push(r);
-    r.plan({
-      reviewer: [
-        { round: 1, when: 'diff --git a/src/calc.js', reply: findings(raceFinding()) },
-        { reply: pass },
-      ],
-      refuter: [{ reply: { decision: 'upheld', reason: 'the race is real' } }],
-      fixer: [{ write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
-    });
-    const p = await inProcess(r.dir, { env: testEnv() });
-    try {
-      const res = await review(p, r.dir);
-      expect(res.report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
-      const promptOf = (role: string) => {
-        const v = res.report.verdicts.find((x) => x.role === role);
-        if (!v) throw new Error(`no ${role} verdict`);
-        return readFileSync(join(r.dir, '.revloop', 'prompts', `${v.promptDigest}.txt`), 'utf8');
-      };
-      const whole = r.repo.git(['diff', `${r.base}...${r.head}`]);
-      expect(Buffer.byteLength(whole)).toBeGreaterThan(5 * LIMIT);
-      for (const role of ['refuter', 'fixer']) {
-        const prompt = promptOf(role);
-        expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
-        expect(prompt, role).not.toContain('diff --git a/src/other');
-        expect(prompt, role).toContain('of src/calc.js only');
-        // The template, the criteria and the claims besides the cut diff: bounded by the limit, not the change.
-        expect(Buffer.byteLength(prompt), role).toBeLessThan(LIMIT + 4000);
-      }
-    } finally {
-      await p.close();
+    const { promptOf } = await raceRun(repos, LIMIT, 'src');
+    for (const role of ['refuter', 'fixer']) {
+      const prompt = promptOf(role);
+      expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
+      expect(prompt, role).not.toContain('diff --git a/src/other');
+      expect(prompt, role).toContain('of src/calc.js only');
+      // The template, the criteria and the claims besides the cut diff: bounded by the limit, not the change.
+      expect(Buffer.byteLength(prompt), role).toBeLessThan(LIMIT + 4000);
     }
   }, 120_000);
 
   it('leave out the files the ignore rules leave out: what is kept fits, so it goes whole, without them', async () => {
-    const LIMIT = 4000;
-    const filler: Record<string, string> = {};
-    for (let i = 0; i < 12; i++)
-      filler[`gen/other${i}.js`] = Array.from(
-        { length: 90 },
-        (_, k) => `export const GENERATED_${k} = ${i};\n`,
-      ).join('');
-    const r = await makeReviewRepo({
-      config: (a) =>
-        baseConfig(a, {
-          refuter: a,
-          fixer: a,
-          ignore: ['gen/**'],
-          review: { chunkBytes: LIMIT },
-          budgets: { rounds: 2, wallSeconds: 600, costUsd: 5 },
-        }),
-      change: { 'src/calc.js': HEAD_FILE, ...filler },
-    });
-    repos.push(r);
-    r.plan({
-      reviewer: [
-        { round: 1, when: 'diff --git a/src/calc.js', reply: findings(raceFinding()) },
-        { reply: pass },
-      ],
-      refuter: [{ reply: { decision: 'upheld', reason: 'the race is real' } }],
-      fixer: [{ write: { 'src/calc.js': FIXED_FILE }, reply: { disputed: [] } }],
-    });
-    const p = await inProcess(r.dir, { env: testEnv() });
-    try {
-      const res = await review(p, r.dir);
-      expect(res.report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
-      const whole = r.repo.git(['diff', `${r.base}...${r.head}`]);
-      expect(Buffer.byteLength(whole)).toBeGreaterThan(5 * LIMIT);
-      for (const role of ['refuter', 'fixer']) {
-        const v = res.report.verdicts.find((x) => x.role === role);
-        const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${v?.promptDigest}.txt`), 'utf8');
-        expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
-        expect(prompt, role).not.toContain('gen/other');
-        expect(prompt, role).not.toContain('GENERATED_');
-        // Not cut: the kept diff is within the limit, so no "of ... only" heading.
-        expect(prompt, role).not.toContain(' only\n');
-      }
-    } finally {
-      await p.close();
+    const { promptOf } = await raceRun(repos, 4000, 'gen', { ignore: ['gen/**'] });
+    for (const role of ['refuter', 'fixer']) {
+      const prompt = promptOf(role);
+      expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
+      expect(prompt, role).not.toContain('gen/other');
+      expect(prompt, role).not.toContain('FILLER_');
+      // Not cut: the kept diff is within the limit, so no "of ... only" heading.
+      expect(prompt, role).not.toContain(' only\n');
     }
   }, 120_000);
 });
