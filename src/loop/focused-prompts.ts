@@ -55,29 +55,19 @@ export function fixerDiff(
 function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): PromptDiff {
   const limit = ctx.snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   // The files the ignore rules leave out are in no prompt (issue 17, point 4): not in the review's,
-  // and not in these, which carried the whole diff, ignored files and all. Without rules, or with
-  // nothing of this diff ignored, the diff goes as it is (same prompts, same call keys as before).
-  let sections: DiffSection[] | null = null;
-  let shown = diff;
-  if (hasIgnoreRules(ctx.snapshot)) {
-    const all = sectionsOf(ctx, diff, limit);
-    const { kept } = keptSections(ctx.snapshot, all);
-    if (kept !== all) {
-      sections = kept;
-      shown = kept.map((s) => s.text).join('');
-    }
-  }
+  // and not in these. With nothing of this diff ignored, the diff goes as it is (same prompts, same
+  // call keys as before).
+  const all = sectionsOf(ctx, diff, limit);
+  const { kept } = keptSections(ctx.snapshot, all);
+  const shown = kept === all ? diff : kept.map((s) => s.text).join('');
   if (Buffer.byteLength(shown, 'utf8') <= limit) return { diff: shown };
-  const got = focusDiff(sections ?? sectionsOf(ctx, diff, limit), wanted, limit);
+  const got = focusDiff(kept, wanted, limit);
   if (!got.ok) throw tooLargeForOneCall(got, limit);
   return { diff: got.text, focus: { files: got.files, omitted: got.omitted } };
 }
 
 /** Per run, the last diff cut: a stage's refutations all cut the same diff. */
 const cuts = new WeakMap<RunContext, { diff: string; limit: number; sections: DiffSection[] }>();
-
-const hasIgnoreRules = (s: RunContext['snapshot']): boolean =>
-  (s.ignore?.globs.length ?? 0) + (s.ignore?.attributes.length ?? 0) > 0;
 
 function sectionsOf(ctx: RunContext, diff: string, limit: number): DiffSection[] {
   let cut = cuts.get(ctx);

@@ -68,7 +68,7 @@ export class RunContext {
     recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] },
   ) {
     this.current = run;
-    this.promptFiles = new PromptFiles(deps.stateDir(deps.repoRoot), deps.writeStateFile);
+    this.promptFiles = new PromptFiles(deps.stateDir(deps.repoRoot), { writeFile: deps.writeStateFile });
     this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
     this.ledger = new LedgerCache(recorded);
     this.facts = new GitFacts(

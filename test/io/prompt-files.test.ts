@@ -23,7 +23,7 @@ describe('PromptFiles: prompts kept by digest, for audit', () => {
     );
   });
 
-  it('leaves a prompt stored before it started as it is (content-addressed: no second write)', async () => {
+  it('leaves a prompt already stored as it is (content-addressed: no second write)', async () => {
     const state = tempDir();
     mkdirSync(promptsDir(state));
     const path = promptPath(state, digestOf('kept'));
@@ -51,12 +51,54 @@ describe('PromptFiles: prompts kept by digest, for audit', () => {
     expect(err).toBeInstanceOf(FileWriteError);
     expect((err as Error).message).toContain(join(state, 'prompts'));
     let writes = 0;
-    const injected = new PromptFiles(tempDir(), async () => {
-      writes++;
-      if (writes === 1) throw new Error('disk full');
+    const injected = new PromptFiles(tempDir(), {
+      writeFile: async () => {
+        writes++;
+        if (writes === 1) throw new Error('disk full');
+      },
     });
     await expect(injected.save(digestOf('q'), 'q')).rejects.toThrow('disk full');
     await injected.save(digestOf('q'), 'q');
     expect(writes).toBe(2);
   });
+
+  it('resolves a save only after a directory fsync that began after its rename (invariant 5)', async () => {
+    const state = tempDir();
+    const fsyncs: { release: () => void; sawFiles: string[] }[] = [];
+    const files = new PromptFiles(state, {
+      fsyncDir: (dir) =>
+        new Promise<void>((release) =>
+          fsyncs.push({ release, sawFiles: readdirSync(dir).filter((n) => n.endsWith('.txt')) }),
+        ),
+    });
+    let firstDone = false;
+    let secondDone = false;
+    const first = files.save(digestOf('first'), 'first').then(() => {
+      firstDone = true;
+    });
+    await until(() => fsyncs.length === 1);
+    // The first rename's fsync is under way; the second rename lands while it is held.
+    const second = files.save(digestOf('second'), 'second').then(() => {
+      secondDone = true;
+    });
+    await until(() => readdirSync(promptsDir(state)).includes(`${digestOf('second')}.txt`));
+    expect(fsyncs[0]?.sawFiles).toEqual([`${digestOf('first')}.txt`]);
+    fsyncs[0]?.release();
+    await first;
+    // The fsync that began before the second rename does not count for it.
+    await until(() => fsyncs.length === 2);
+    expect(secondDone).toBe(false);
+    expect(fsyncs[1]?.sawFiles.sort()).toEqual(
+      [`${digestOf('first')}.txt`, `${digestOf('second')}.txt`].sort(),
+    );
+    fsyncs[1]?.release();
+    await second;
+    expect([firstDone, secondDone]).toEqual([true, true]);
+  });
 });
+
+/** Waits (by turns of the event loop, not by time) until `cond` holds. */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !cond(); i++) await new Promise((r) => setImmediate(r));
+  expect(cond()).toBe(true);
+}
