@@ -128,6 +128,9 @@ export interface WorkerOptions {
   onError?: ((runId: string, err: Error) => void) | undefined;
 }
 
+/** How soon a lane asks again when the claimable runs were all held by other transactions. */
+const LOCKED_RETRY_MS = 100;
+
 /** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
 export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
   let runs = 0;
@@ -138,8 +141,11 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
       if (deps.signal?.aborted) return;
       const lease = await deps.store.claimNext(deps.owner, deps.leaseTtlMs, repo);
       if (!lease) {
-        if (opts.exitWhenIdle) return;
-        await deps.clock.sleep(opts.idleSleepMs ?? 1000, deps.signal);
+        // An empty claim is not an empty queue: the claim skips rows other transactions hold
+        // (a sibling lane's claim, a frozen owner's open write). Idle means nothing is claimable.
+        const waiting = await deps.store.hasClaimable(repo);
+        if (opts.exitWhenIdle && !waiting) return;
+        await deps.clock.sleep(waiting ? LOCKED_RETRY_MS : (opts.idleSleepMs ?? 1000), deps.signal);
         continue;
       }
       try {

@@ -88,6 +88,13 @@ export interface Store {
    * (a worker can drive only runs whose commits its checkout has).
    */
   claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null>;
+  /**
+   * Whether a run `claimNext` could claim exists, locked or not. On Postgres a
+   * claim skips a row another transaction holds (a sibling's claim under way,
+   * or a frozen owner's write left open), so an empty claim alone does not
+   * mean the queue is drained.
+   */
+  hasClaimable(repo?: string): Promise<boolean>;
   heartbeat(lease: Lease, ttlMs: number): Promise<Lease>;
   releaseLease(lease: Lease): Promise<void>;
 

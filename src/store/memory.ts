@@ -133,15 +133,21 @@ export class MemoryStore implements Store {
 
   async claimNext(owner: LeaseOwner, ttlMs: number, repo?: string): Promise<Lease | null> {
     const now = this.now();
-    const next = [...this.runs.values()]
-      .filter(
-        (r) =>
-          (repo === undefined || r.repo === repo) &&
-          (r.status === RunStatus.queued ||
-            (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
-      )
-      .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)[0];
+    const next = this.claimable(now, repo).sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)[0];
     return next ? this.take(next, owner, ttlMs, now) : null;
+  }
+
+  async hasClaimable(repo?: string): Promise<boolean> {
+    return this.claimable(this.now(), repo).length > 0;
+  }
+
+  private claimable(now: number, repo: string | undefined): (RunRow & { seq: number })[] {
+    return [...this.runs.values()].filter(
+      (r) =>
+        (repo === undefined || r.repo === repo) &&
+        (r.status === RunStatus.queued ||
+          (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
+    );
   }
 
   async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {

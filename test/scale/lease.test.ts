@@ -150,7 +150,7 @@ describe('worker leases on PostgreSQL', () => {
     });
     const taker = await cli(workerArgs(m2), cliEnv(m2, { ...lease, SCALE_AGENT_LOG: log }), m2.dir);
     expect(taker.code, taker.stderr).toBe(0);
-    expect(workerLines(taker.stdout)).toEqual([
+    expect(workerLines(taker.stdout), taker.stderr).toEqual([
       expect.objectContaining({ runId, status: 'completed', detached: null }),
     ]);
     const before = await sql<{ call_key: string }>('SELECT call_key FROM verdicts WHERE run_id = $1', [

@@ -104,7 +104,7 @@ describe('revloop on PostgreSQL', () => {
     );
     expect(w.code, w.stderr).toBe(0);
     const lines = workerLines(w.stdout);
-    expect(lines.map((l) => l.runId).sort()).toEqual([...ids].sort());
+    expect(lines.map((l) => l.runId).sort(), w.stderr).toEqual([...ids].sort());
     expect(lines.every((l) => l.status === 'completed' && l.detached === null)).toBe(true);
 
     const rows = await sql<{

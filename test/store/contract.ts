@@ -224,6 +224,19 @@ export function runStoreContract(
       expect((await store.claimNext(owner('v'), 60_000))?.runId).toBe(other.run.id);
     });
 
+    it('says whether a run is left to claim, of the repository named', async () => {
+      const mine = 'git@example.invalid:acme/mine';
+      expect(await store.hasClaimable()).toBe(false);
+      await store.admit(admitInput({ repo: mine }));
+      expect(await store.hasClaimable(mine)).toBe(true);
+      expect(await store.hasClaimable('git@example.invalid:acme/other')).toBe(false);
+      const lease = (await store.claimNext(owner('w'), 60_000, mine))!;
+      // Running under a live lease: nothing to claim.
+      expect(await store.hasClaimable(mine)).toBe(false);
+      await store.releaseLease(lease);
+      expect(await store.hasClaimable()).toBe(true);
+    });
+
     it('hands each claimable run to exactly one of many concurrent claimers', async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 3; i++) {

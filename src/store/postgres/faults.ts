@@ -49,8 +49,15 @@ export function mapPgFault(err: unknown, url: string): unknown {
   const code = String((err as { code?: unknown }).code ?? '');
   if (UNAVAILABLE.has(code) || (/connect|terminat|timeout/i.test(msg) && !code.match(/^[0-9A-Z]{5}$/)))
     return new StoreUnavailableError(where, msg);
-  // SQLSTATE classes: 08 connection, 57P0x shutdown, 28 auth, 3D000 no such database.
-  if (code.startsWith('08') || /^57P0[1-4]$/.test(code) || code.startsWith('28') || code === '3D000')
+  // SQLSTATE classes: 08 connection, 57P0x shutdown, 28 auth, 3D000 no such database, 25P03 a
+  // transaction left idle past its bound (the server ended the session).
+  if (
+    code.startsWith('08') ||
+    /^57P0[1-4]$/.test(code) ||
+    code.startsWith('28') ||
+    code === '3D000' ||
+    code === '25P03'
+  )
     return new StoreUnavailableError(where, msg);
   if (code === '55P03') return new StoreLockedError(where, msg);
   if (code === '25006') return new StoreReadonlyError(where, msg);

@@ -32,6 +32,7 @@ import {
   AlreadySettledError,
   LedgerConflictError,
   StageConflictError,
+  StoreUnavailableError,
   UnknownFindingError,
   UnknownRunError,
 } from '../errors.js';
@@ -69,6 +70,10 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = HELD_SQL;
 const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
+/** The runs a claim may take; `repo` is the placeholder of the repository filter (null: any). */
+const claimable = (repo: string): string => `(${statusIn([RunStatus.queued])}
+    OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
+  AND (${repo}::text IS NULL OR repo = ${repo}::text)`;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
@@ -83,6 +88,15 @@ const types = {
 export interface PostgresStoreOptions {
   /** Pool size per process (default 4). */
   poolSize?: number | undefined;
+  /**
+   * How long a transaction of this store may sit idle before the server ends
+   * it (default 10 s). Every transaction here is a few statements with no wait
+   * between them; one left open is a frozen or paused process, and its row
+   * locks would otherwise keep its run from every taker (claims skip locked
+   * rows) and an admission lock from every admitter, for as long as its
+   * connection lives.
+   */
+  idleInTransactionMs?: number | undefined;
 }
 
 /** Connects, migrates (under an advisory lock) and returns the store; connection faults are `store_unavailable`. */
@@ -104,16 +118,22 @@ export async function openPostgresStore(
     await pool.end().catch(() => {});
     throw mapPgFault(err, url);
   }
-  return new PostgresStore(pool, url);
+  return new PostgresStore(pool, url, opts.idleInTransactionMs ?? 10_000);
 }
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
 
+  /** Opens each transaction and bounds its idle time, in one round trip (SET LOCAL also holds behind a transaction-mode pooler). */
+  private readonly begin: string;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
-  ) {}
+    idleInTransactionMs: number,
+  ) {
+    this.begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleInTransactionMs))}`;
+  }
 
   async close(): Promise<void> {
     await this.pool.end();
@@ -213,10 +233,7 @@ export class PostgresStore implements Store {
       const r = await this.one(
         this.pool,
         `WITH next AS (
-           SELECT id FROM runs
-           WHERE (${statusIn([RunStatus.queued])}
-             OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
-             AND ($3::text IS NULL OR repo = $3::text)
+           SELECT id FROM runs WHERE ${claimable('$3')}
            ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          UPDATE runs r SET status = '${RunStatus.running}', fencing_token = r.fencing_token + 1, lease_owner = $1::jsonb,
            lease_expires_at = ${NOW} + $2, updated_at = ${NOW}
@@ -233,6 +250,13 @@ export class PostgresStore implements Store {
           }
         : null;
     });
+  }
+
+  async hasClaimable(repo?: string): Promise<boolean> {
+    return this.guard(
+      async () =>
+        (await this.all(`SELECT 1 FROM runs WHERE ${claimable('$1')} LIMIT 1`, [repo ?? null])).length > 0,
+    );
   }
 
   async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {
@@ -613,23 +637,46 @@ export class PostgresStore implements Store {
   }
 
   /** A fenced write: the run row is locked, its token checked (invariant 13), then `fn` runs, all in one transaction. */
-  private fenced<T>(lease: Lease, fn: (c: pg.PoolClient, status: RunStatus) => Promise<T>): Promise<T> {
-    return this.guard(() =>
-      this.tx(async (c) => {
-        const r = await this.one(c, 'SELECT fencing_token, status FROM runs WHERE id = $1 FOR UPDATE', [
-          lease.runId,
-        ]);
-        checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunStatus });
-        return fn(c, r!.status as RunStatus);
-      }),
-    );
+  private async fenced<T>(lease: Lease, fn: (c: pg.PoolClient, status: RunStatus) => Promise<T>): Promise<T> {
+    try {
+      return await this.guard(() =>
+        this.tx(async (c) => {
+          const r = await this.one(c, 'SELECT fencing_token, status FROM runs WHERE id = $1 FOR UPDATE', [
+            lease.runId,
+          ]);
+          checkFence(lease, r && { fencingToken: Number(r.fencing_token), status: r.status as RunStatus });
+          return fn(c, r!.status as RunStatus);
+        }),
+      );
+    } catch (err) {
+      // A write cut off with its connection (the server ended a transaction a frozen owner left
+      // open) is moot once the run is another owner's: say so, as a write after the takeover would.
+      if (err instanceof StoreUnavailableError) await this.refence(lease);
+      throw err;
+    }
+  }
+
+  /** Throws FencedOutError when another owner's token holds the run now; a fault of its own leaves the caller's error. */
+  private async refence(lease: Lease): Promise<void> {
+    const r = await this.one(this.pool, 'SELECT fencing_token, status FROM runs WHERE id = $1', [
+      lease.runId,
+    ]).catch(() => null);
+    // Only a moved token: the run ending under the same token may have been this very write.
+    if (r && Number(r.fencing_token) !== lease.token)
+      checkFence(lease, { fencingToken: Number(r.fencing_token), status: r.status as RunStatus });
   }
 
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
     let broken = false;
+    // The pool listens for a checked-out client's errors no longer: a connection the server ends
+    // mid-transaction would throw from the socket as an unhandled 'error'. The queries report it.
+    const onError = () => {
+      broken = true;
+    };
+    c.on('error', onError);
     try {
-      await c.query('BEGIN');
+      await c.query(this.begin);
       const out = await fn(c);
       await c.query('COMMIT');
       return out;
@@ -639,6 +686,7 @@ export class PostgresStore implements Store {
       });
       throw err;
     } finally {
+      c.off('error', onError);
       c.release(broken);
     }
   }

@@ -80,6 +80,10 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
   st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = HELD_SQL;
+/** The runs `claimNext` may take (parameters: now, repo, repo). */
+const CLAIMABLE = `(${statusIn([RunStatus.queued])}
+  OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
+  AND (? IS NULL OR repo = ?)`;
 const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
@@ -255,16 +259,25 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const now = this.now();
       const r = this.one(
-        `SELECT id, status FROM runs WHERE (${statusIn([RunStatus.queued])}
-           OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
-           AND (? IS NULL OR repo = ?)
-         ORDER BY created_at, rowid LIMIT 1`,
+        `SELECT id, status FROM runs WHERE ${CLAIMABLE} ORDER BY created_at, rowid LIMIT 1`,
         now,
         repo ?? null,
         repo ?? null,
       );
       return r ? this.take(String(r.id), r.status as RunStatus, owner, ttlMs, now) : null;
     });
+  }
+
+  async hasClaimable(repo?: string): Promise<boolean> {
+    return this.read(
+      () =>
+        this.one(
+          `SELECT 1 AS one FROM runs WHERE ${CLAIMABLE} LIMIT 1`,
+          this.now(),
+          repo ?? null,
+          repo ?? null,
+        ) !== undefined,
+    );
   }
 
   async heartbeat(lease: Lease, ttlMs: number): Promise<Lease> {
