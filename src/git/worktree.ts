@@ -174,9 +174,11 @@ export function worktreeOps(
       for (let attempt = 1; ; attempt++) {
         const res = await run.exec(repo, args);
         if (res.code === 0) return;
-        // Git's own race: removing or pruning the last worktree deletes `$GIT_DIR/worktrees`,
+        // Git's own races: removing or pruning the last worktree deletes `$GIT_DIR/worktrees`,
         // and an `add` by another process that made that directory a moment before then
-        // cannot make its entry in it. Nothing was created; asked again.
+        // cannot make its entry in it; a `worktree prune` (the user's, or `gc --auto`'s) that
+        // read the new entry before its `locked` mark was written deletes it under the add,
+        // which then cannot write its `gitdir`. Git removed what it made; asked again.
         if (attempt < ADD_ATTEMPTS && LOST_WORKTREES_DIR.test(res.stderr)) continue;
         throw await explainFailure(run, repo, [sha], run.failure(repo, args, res));
       }
@@ -186,11 +188,12 @@ export function worktreeOps(
       // Twice --force: also removes a locked worktree or one with edits.
       forgetGitDir(dir);
       cleanIndex.delete(dir);
+      // Also drops the registration of a checkout whose directory is gone. Never `worktree
+      // prune`: it acts on every registration of the repository, and deletes the entry of an
+      // `add` under way in another lane or process before that add marks it (seen as a busy
+      // worker's lane failing `could not open '.git/worktrees/lane-1-…/gitdir'`).
       const res = await run.exec(repo, ['worktree', 'remove', '--force', '--force', dir]);
-      // Removed: git dropped its registration too. Otherwise prune forgets a worktree whose dir is gone.
-      if (res.code === 0) return;
-      await run.ok(repo, ['worktree', 'prune']);
-      // Idempotent: a worktree already gone is removed.
+      // Idempotent: a directory neither present nor registered is removed already.
       if (res.code !== 0 && existsSync(dir)) throw run.failure(repo, ['worktree', 'remove'], res);
     },
 
@@ -292,4 +295,5 @@ function unmergedPaths(out: string): string[] {
 
 const TREE_CACHE_MAX = 1000;
 const ADD_ATTEMPTS = 3;
-const LOST_WORKTREES_DIR = /could not create directory of '[^']*worktrees\/[^']*': No such file or directory/;
+const LOST_WORKTREES_DIR =
+  /could not (?:create directory of|open) '[^']*worktrees\/[^']*'(?: for writing)?: No such file or directory/;

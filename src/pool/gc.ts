@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { discardCheckout, laneDirs, laneIndexes, tryLockLane } from './lanes.js';
+import { discardCheckout, forgetGoneCheckouts, laneDirs, laneIndexes, tryLockLane } from './lanes.js';
 
 export interface PoolSweep {
   pool: string;
@@ -30,6 +30,7 @@ export function sweepPool(common: string, pool: string): PoolSweep {
         discardCheckout(common, dir);
         sweep.removed.push(dir);
       }
+      forgetGoneCheckouts(common, pool, index);
     } finally {
       lock.release();
     }

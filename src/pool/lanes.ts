@@ -13,7 +13,16 @@
  * already inside a subdirectory, or holding a file open, keeps reaching in;
  * the taker's reset and clean run after the move.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { type LaneLock, tryLaneLock } from './lane-lock.js';
@@ -91,6 +100,31 @@ function moveInto(req: LaneRequest, index: number, dir: string): void {
     writeFileAtomic(join(admin, 'gitdir'), `${join(dir, '.git')}\n`);
   }
   for (const d of found) if (d !== dir) discardCheckout(req.common, d);
+  forgetGoneCheckouts(req.common, req.pool, index);
+}
+
+/**
+ * Drops the registrations of the lane's checkouts whose directory is gone (a
+ * user deleted it): what `git worktree prune` would do, for this lane alone.
+ * Prune itself acts on every registration of the repository, and can delete
+ * the entry of an `add` another lane or process has under way before git
+ * marks it. Only the lane's holder calls this, so no add of this lane runs.
+ */
+export function forgetGoneCheckouts(common: string, pool: string, index: number): void {
+  const worktrees = join(common, 'worktrees');
+  // Git writes the real path; the pool's may go through a symbolic link.
+  const prefixes = [pool, realpathSync(pool)].map((p) => join(p, `lane-${index}-`));
+  for (const entry of existsSync(worktrees) ? readdirSync(worktrees) : []) {
+    const admin = join(worktrees, entry);
+    let dotGit: string;
+    try {
+      dotGit = readFileSync(join(admin, 'gitdir'), 'utf8').trim();
+    } catch {
+      continue; // no gitdir yet: an add under way elsewhere, or not a checkout of this pool
+    }
+    if (prefixes.some((p) => dotGit.startsWith(p)) && !existsSync(dotGit))
+      rmSync(admin, { recursive: true, force: true });
+  }
 }
 
 /**

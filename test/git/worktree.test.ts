@@ -37,7 +37,16 @@ beforeEach(async () => {
 });
 
 describe('worktrees', () => {
-  it("tries `worktree add` again when another checkout's removal took $GIT_DIR/worktrees from under it", async () => {
+  it.each([
+    [
+      "another checkout's removal took $GIT_DIR/worktrees",
+      "could not create directory of '.git/worktrees/x'",
+    ],
+    [
+      "a prune deleted the add's own entry before it was marked",
+      "could not open '.git/worktrees/x/gitdir' for writing",
+    ],
+  ])('tries `worktree add` again when %s from under it', async (_why, lostWith) => {
     // The race itself cannot be forced: the first `worktree add` answers as git does when it
     // loses it; the rest is real git.
     const real = createRunner();
@@ -49,16 +58,35 @@ describe('worktrees', () => {
           return {
             code: 128,
             stdout: Buffer.alloc(0),
-            stderr: "fatal: could not create directory of '.git/worktrees/x': No such file or directory\n",
+            stderr: `fatal: ${lostWith}: No such file or directory\n`,
           };
         return real.exec(dir, args, o);
       },
     };
-    const target = join(scratch, 'raced');
+    const target = join(scratch, `raced-${n++}`);
     await worktreeOps(racing, { name: 't', email: 't@example.com' }).addWorktree(repo.dir, target, base);
     expect(lost).toBe(2);
     expect(readFileSync(join(target, 'a.txt'), 'utf8')).toBe('a\n');
     await git.removeWorktree(repo.dir, target);
+  });
+
+  it("removing a checkout whose directory is gone drops its registration only: others', prunable or not, stay", async () => {
+    const gone = join(scratch, `gone-${n++}`);
+    const other = join(scratch, `other-gone-${n++}`);
+    await git.addWorktree(repo.dir, gone, base);
+    await git.addWorktree(repo.dir, other, base);
+    rmSync(gone, { recursive: true, force: true });
+    // `other` is what `git worktree prune` would delete: registered, its directory missing. So is
+    // the entry of another lane's `add` in the instant before git marks it.
+    rmSync(other, { recursive: true, force: true });
+    await git.removeWorktree(repo.dir, gone);
+    // Idempotent on a path neither present nor registered (the case that used to prune).
+    await git.removeWorktree(repo.dir, gone);
+    const listed = repo.git(['worktree', 'list', '--porcelain']);
+    expect(listed).not.toContain(`worktree ${gone}\n`);
+    expect(listed).toContain(`worktree ${other}\n`);
+    await git.removeWorktree(repo.dir, other);
+    expect(repo.git(['worktree', 'list', '--porcelain'])).not.toContain(`worktree ${other}\n`);
   });
 
   it("reads status without writing the index: the user's own git never meets revloop's index.lock", async () => {
