@@ -143,9 +143,9 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
       if (!lease) {
         // An empty claim is not an empty queue: the claim skips rows other transactions hold
         // (a sibling lane's claim, a frozen owner's open write). Idle means nothing is claimable.
-        const waiting = await deps.store.hasClaimable(repo);
-        if (opts.exitWhenIdle && !waiting) return;
-        await deps.clock.sleep(waiting ? LOCKED_RETRY_MS : (opts.idleSleepMs ?? 1000), deps.signal);
+        // Asked only before exiting: a lane that stays polls as it did, one query a poll.
+        if (opts.exitWhenIdle && !(await deps.store.hasClaimable(repo))) return;
+        await deps.clock.sleep(opts.exitWhenIdle ? LOCKED_RETRY_MS : (opts.idleSleepMs ?? 1000), deps.signal);
         continue;
       }
       try {
