@@ -100,7 +100,9 @@ function moveInto(req: LaneRequest, index: number, dir: string): void {
     writeFileAtomic(join(admin, 'gitdir'), `${join(dir, '.git')}\n`);
   }
   for (const d of found) if (d !== dir) discardCheckout(req.common, d);
-  forgetGoneCheckouts(req.common, req.pool, index);
+  // Only a lane about to be built can have registrations left of checkouts that went without
+  // their discard (deleted by hand, a discard cut short): a lane moved or kept pays nothing.
+  if (!existsSync(dir)) forgetGoneCheckouts(req.common, req.pool, index);
 }
 
 /**

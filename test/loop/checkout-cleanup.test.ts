@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoopDeps } from '../../src/loop/deps.js';
+import { withMethod } from '../helpers/with-method.js';
 import { inProcess, makeReviewRepo, type ReviewRepo, review, testEnv } from './helpers.js';
 
 const repos: ReviewRepo[] = [];
@@ -54,17 +55,10 @@ describe('the checkout readied in the background (point 12)', () => {
           return addSettled;
         },
       },
-      store: new Proxy(d.store, {
-        get(target, prop, recv) {
-          const v = Reflect.get(target, prop, recv);
-          if (prop !== 'finishRun' || typeof v !== 'function')
-            return typeof v === 'function' ? v.bind(target) : v;
-          return async (...a: unknown[]) => {
-            const row = await (v as (...x: unknown[]) => Promise<unknown>).apply(target, a);
-            ended();
-            return row;
-          };
-        },
+      store: withMethod(d.store, 'finishRun', (finish) => async (...a) => {
+        const row = await finish(...a);
+        ended();
+        return row;
       }),
     });
     const p = await inProcess(r.dir, { env: testEnv({ NO_SUCH_KEY: undefined }), tweak });

@@ -12,6 +12,7 @@ import { systemClock } from '../../src/loop/compose.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { reviewRevision, runWorker } from '../../src/loop/operations.js';
 import type { Store } from '../../src/ports/store.js';
+import { withMethod } from '../helpers/with-method.js';
 import { baseConfig, inProcess, makeReviewRepo, type ReviewRepo } from './helpers.js';
 
 const POLLS = 40;
@@ -44,18 +45,16 @@ async function watchWarnings<T>(fn: () => Promise<T>): Promise<{ value: T; warni
  */
 function countPolls(store: Store, method: 'claimNext' | 'getRun', ctrl: AbortController) {
   const seen = { polls: 0, maxListeners: 0 };
-  const proxy = new Proxy(store, {
-    get(target, prop, recv) {
-      const v = Reflect.get(target, prop, recv);
-      if (typeof v !== 'function') return v;
-      if (prop !== method) return v.bind(target);
-      return (...a: unknown[]) => {
+  const proxy = withMethod(
+    store,
+    method,
+    (poll) =>
+      ((...a: unknown[]) => {
         seen.maxListeners = Math.max(seen.maxListeners, getEventListeners(ctrl.signal, 'abort').length);
         if (++seen.polls >= POLLS) ctrl.abort();
-        return (v as (...x: unknown[]) => unknown).apply(target, a);
-      };
-    },
-  });
+        return (poll as (...x: unknown[]) => unknown)(...a);
+      }) as typeof poll,
+  );
   return { proxy, seen };
 }
 

@@ -24,6 +24,7 @@ import {
   type LoopFixture,
   makeLoopFixture,
 } from '../crash/loop-fixture.js';
+import { withMethod } from '../helpers/with-method.js';
 import {
   baseConfig,
   type InProcess,
@@ -142,16 +143,10 @@ describe('a run that ends leaves no attempt started', () => {
     });
     repo.plan({ 'reviewer:first': [{ stdout: 'Looks fine to me.' }], 'reviewer:second': [{ reply: pass }] });
     const lostAck = (s: Store): Store =>
-      new Proxy(s, {
-        get(t, k) {
-          const v = Reflect.get(t, k, t);
-          if (k !== 'beginAttempt') return typeof v === 'function' ? v.bind(t) : v;
-          return async (...args: Parameters<Store['beginAttempt']>) => {
-            await t.beginAttempt(...args);
-            if (args[1].reviewer === 'second')
-              throw new StoreUnavailableError('beginAttempt', 'connection reset');
-          };
-        },
+      withMethod(s, 'beginAttempt', (begin) => async (...args) => {
+        await begin(...args);
+        if (args[1].reviewer === 'second')
+          throw new StoreUnavailableError('beginAttempt', 'connection reset');
       });
     const p = await controller(repo.dir, undefined, lostAck);
     const res = await review(p, repo.dir);

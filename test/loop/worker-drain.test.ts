@@ -13,6 +13,7 @@ import { admit } from '../../src/loop/admission.js';
 import { runWorker } from '../../src/loop/operations.js';
 import type { Store } from '../../src/ports/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+import { withMethod } from '../helpers/with-method.js';
 import { baseConfig, inProcess, makeReviewRepo, pass, type ReviewRepo } from './helpers.js';
 
 let db: TestDatabase;
@@ -28,16 +29,9 @@ afterAll(async () => {
 /** The store, with `onClaim(n)` awaited before the n-th claim goes to it. */
 function beforeClaims(store: Store, onClaim: (n: number) => Promise<void>): Store {
   let claims = 0;
-  return new Proxy(store, {
-    get(target, prop, recv) {
-      const v = Reflect.get(target, prop, recv);
-      if (typeof v !== 'function') return v;
-      if (prop !== 'claimNext') return v.bind(target);
-      return async (...a: unknown[]) => {
-        await onClaim(++claims);
-        return (v as (...x: unknown[]) => unknown).apply(target, a);
-      };
-    },
+  return withMethod(store, 'claimNext', (claim) => async (...a) => {
+    await onClaim(++claims);
+    return claim(...a);
   });
 }
 

@@ -13,6 +13,7 @@ import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
+import { withMethod } from '../helpers/with-method.js';
 import {
   baseConfig,
   ensureBuilt,
@@ -260,16 +261,9 @@ describe('point 3: chunked review with coverage', () => {
     const p = await inProcess(r.dir, {
       tweak: (d) => ({
         ...d,
-        store: new Proxy(d.store, {
-          get(target, name, receiver) {
-            if (name === 'recordVerdicts')
-              return async (...args: Parameters<typeof target.recordVerdicts>) => {
-                await new Promise((ok) => setTimeout(ok, 2000));
-                return target.recordVerdicts(...args);
-              };
-            const v = Reflect.get(target, name, receiver);
-            return typeof v === 'function' ? v.bind(target) : v;
-          },
+        store: withMethod(d.store, 'recordVerdicts', (record) => async (...args) => {
+          await new Promise((ok) => setTimeout(ok, 2000));
+          return record(...args);
         }),
       }),
     });
