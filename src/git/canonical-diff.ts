@@ -36,6 +36,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Git } from '../ports/git.js';
+import { withoutBinaryPatches } from './binary-patches.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { DiffTooLargeError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
@@ -82,8 +83,9 @@ export function canonicalDiffOps(
   commonDir: CommonDir,
 ): Pick<Git, 'diffDigest' | 'diffText' | 'diffRead'> {
   /**
-   * The one read of the canonical diff, streamed: its digest, and its text
-   * while it stays within `keepUpTo` bytes (null past it). With `stopPast`
+   * The one read of the canonical diff, streamed: its digest, and its text as
+   * prompts carry it (binary-patches.ts) while the diff stays within
+   * `keepUpTo` bytes (null past it). With `stopPast`
    * the read ends there instead (`cut`, no digest): a caller that
    * only wants text within a limit does not wait for the rest of a huge diff.
    */
@@ -115,7 +117,7 @@ export function canonicalDiffOps(
     return {
       cut: false,
       digest: hash.digest('hex'),
-      text: chunks ? Buffer.concat(chunks).toString('utf8') : null,
+      text: chunks ? withoutBinaryPatches(Buffer.concat(chunks).toString('utf8')) : null,
     };
   }
 

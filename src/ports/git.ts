@@ -59,9 +59,11 @@ export interface Git {
    */
   diffDigest(repo: string, base: string, head: string): Promise<string>;
   /**
-   * The digest and, up to maxBytes, the text of the canonical diff, from one
-   * read (text null past maxBytes): a new revision's prompt diff and digest
-   * cost one git process.
+   * The digest of the canonical diff and, while it is within maxBytes, its
+   * text as prompts carry it (text null past maxBytes), from one read: a new
+   * revision's prompt diff and digest cost one git process. In that text each
+   * binary file's base85 patch is the line git writes without `--binary`
+   * (`Binary files a/x and b/x differ`); the digest is of the canonical bytes.
    */
   diffRead(
     repo: string,
@@ -69,7 +71,7 @@ export interface Git {
     head: string,
     maxBytes: number,
   ): Promise<{ digest: string; text: string | null }>;
-  /** The canonical diff text, for prompts; throws DiffTooLargeError past maxBytes. */
+  /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   /**
    * The files changed from `base` to `head` (renames followed); with `paths`, only

@@ -42,6 +42,14 @@ function independentDigest(dir: string, a: string, b: string): { hex: string; by
   return { hex: createHash('sha256').update(bytes).digest('hex'), bytes };
 }
 
+/** The text prompts carry: what git itself writes with the same flags but `--binary`. */
+function promptText(dir: string, a: string, b: string): string {
+  const flags = CANONICAL.filter((f) => f !== '--binary');
+  return execFileSync('git', ['-C', dir, ...flags, a, b], { env: TEST_GIT_ENV, maxBuffer: 1 << 28 }).toString(
+    'utf8',
+  );
+}
+
 const body = (n: number): string =>
   Array.from({ length: n }, (_, i) => (i % 7 === 3 ? '' : `int f${i}(void) { return ${i}; }`)).join('\n') +
   '\n';
@@ -158,9 +166,11 @@ describe('diffDigest', () => {
 });
 
 describe('diffText', () => {
-  it('returns the canonical diff text', async () => {
+  it("returns the canonical diff's text, each binary patch as git's own line for it", async () => {
     const text = await createGit().diffText(repo.dir, base, head, 1 << 20);
-    expect(text).toBe(independentDigest(repo.dir, base, head).bytes.toString('utf8'));
+    expect(text).toBe(promptText(repo.dir, base, head));
+    expect(text).toContain('Binary files a/bin/blob.dat and b/bin/blob.dat differ\n');
+    expect(text).not.toContain('GIT binary patch');
   });
 
   it('throws DiffTooLargeError past maxBytes', async () => {
@@ -179,9 +189,10 @@ describe('diffRead', () => {
   it('gives the digest and the text from one read; past maxBytes, the digest and no text', async () => {
     const git = createGit();
     const { hex: digest, bytes } = independentDigest(repo.dir, base, head);
+    // The digest is of the canonical bytes (binary patches and all); the text is what prompts carry.
     expect(await git.diffRead(repo.dir, base, head, bytes.length)).toEqual({
       digest,
-      text: bytes.toString('utf8'),
+      text: promptText(repo.dir, base, head),
     });
     expect(await git.diffRead(repo.dir, base, head, bytes.length - 1)).toEqual({ digest, text: null });
     await expect(git.diffRead(repo.dir, base, 'a'.repeat(40), 10)).rejects.toBeInstanceOf(UnknownRefError);

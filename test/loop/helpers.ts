@@ -104,9 +104,9 @@ export interface ReviewRepoOptions {
   /** The config, as an object (written as JSON, which is YAML) or as raw text. */
   config: Record<string, unknown> | string | ((agent: { command: string[] }) => Record<string, unknown>);
   /** Extra files on main. */
-  files?: Record<string, string>;
+  files?: Record<string, string | Buffer>;
   /** Files the change writes on its branch (default: src/calc.js gets a race). */
-  change?: Record<string, string>;
+  change?: Record<string, string | Buffer>;
   criteria?: string | null;
   branch?: string;
   /** Commit the config and criteria with the change instead of on main. */

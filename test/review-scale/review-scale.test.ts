@@ -13,6 +13,7 @@ import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
+import { binaryBytes } from '../helpers/binary-bytes.js';
 import { withMethod } from '../helpers/with-method.js';
 import {
   baseConfig,
@@ -290,6 +291,30 @@ describe('point 3: chunked review with coverage', () => {
     expect(String(res.json?.detail)).toContain('assets/blob.js');
     expect(String(res.json?.detail)).toContain('ignore: ["assets/blob.js"]');
     expect(r.counts()).toEqual({});
+  }, 300_000);
+  it('a binary file rides as the line git writes for it: a 300 KB image is reviewed, not sent as base85 nor refused as too large', async () => {
+    // As base85 these 300 KB were a 387 KB section, over the 200 KB default on its own.
+    const image = binaryBytes(300_000, 7);
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a),
+      change: { 'src/a.js': body('a', 3), 'assets/logo.png': image },
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.json).toMatchObject({ status: 'completed', outcome: 'clear' });
+    const rep = await replayedReportIn(r, res.json?.runId as string);
+    const rv = reviewOf(rep);
+    expect(rv.coverage?.correctness?.reviewed).toEqual(['assets/logo.png', 'src/a.js']);
+    // One call, unchunked: its prompt names the image the way `git diff` does, with no base85 of it.
+    expect(rv.verdicts).toHaveLength(1);
+    const digest = rep.verdicts.find((v) => v.callKey === rv.verdicts[0]?.callKey)?.promptDigest;
+    const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8');
+    expect(prompt).toContain('\nBinary files /dev/null and b/assets/logo.png differ\n');
+    expect(prompt).not.toContain('GIT binary patch');
+    expect(prompt.length).toBeLessThan(20_000);
+    await replayCli(r, res.json?.runId as string);
   }, 300_000);
 });
 
