@@ -11,6 +11,7 @@
  * `git diff` is. Pure over text; a diff without binary patches is returned as
  * it is (same prompts, same call keys).
  */
+import { headerNames } from './diff-sections.js';
 
 const FILE_HEADER = 'diff --git ';
 /** A line no hunk line can be (those start with ' ', '+', '-' or '\'), nor a header line. */
@@ -35,18 +36,9 @@ export function withoutBinaryPatches(diff: string): string {
   return out.join('');
 }
 
-/**
- * git's line for a binary change, from the section's header. With
- * `--no-renames` both names are one path under `a/` and `b/`, quoted alike,
- * so the `diff --git` line's two names are of equal length.
- */
+/** git's line for a binary change, from the section's header. */
 function binaryLine(header: string): string {
-  const eol = header.indexOf('\n');
-  const names = header.slice(FILE_HEADER.length, eol);
-  const half = (names.length - 1) / 2;
-  let a = names.slice(0, half);
-  let b = names.slice(half + 1);
-  if (!Number.isInteger(half) || names[half] !== ' ') return 'Binary files differ\n';
+  let [a, b] = headerNames(header);
   if (header.includes('\nnew file mode ')) a = '/dev/null';
   if (header.includes('\ndeleted file mode ')) b = '/dev/null';
   return `Binary files ${a} and ${b} differ\n`;

@@ -3,7 +3,17 @@
  * into one section per file, in diff order, so the review can plan chunks by
  * file. The sections partition the text: joined again they are the diff,
  * byte for byte, which keeps a diff that fits one call its old prompt and
- * call key. Pure over text.
+ * call key. Two kinds of section say nothing a reviewer needs in their lines,
+ * and are cut to what git itself writes for them (compactSections):
+ * - an exact rename (a deleted file and an added one of the same blob and
+ *   mode): the deleted side is its header, as `git diff -D` writes it, and
+ *   the added side git's rename header (`similarity index 100%`), as
+ *   `git diff -M` writes it. Moving a directory no longer sends its content
+ *   twice to every reviewer of every round, and a moved file over the chunk
+ *   limit no longer fails the run;
+ * - a deleted file over the chunk limit: its header, as `git diff -D` writes
+ *   it (a smaller deletion is shown whole: what was removed can matter).
+ * Pure over text.
  */
 import type { DiffSection } from '../core/chunks.js';
 import { headerPath } from './diff-parse.js';
@@ -19,21 +29,95 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
   if (diff.startsWith(FILE_HEADER)) starts.push(0);
   for (let at = diff.indexOf(`\n${FILE_HEADER}`); at !== -1; at = diff.indexOf(`\n${FILE_HEADER}`, at + 1))
     starts.push(at + 1);
-  return starts.map((start, i) => {
+  const cut = starts.map((start, i): Cut => {
     const text = diff.slice(start, starts[i + 1] ?? diff.length);
     const bytes = Buffer.byteLength(text, 'utf8');
     const line = text.indexOf('\n');
     const path = headerPath(text.slice(FILE_HEADER.length, line === -1 ? text.length : line));
     const section: DiffSection = { path, text, bytes, at: start };
     const header = extendedHeader(text);
-    const blob = postImageBlob(header);
-    if (blob !== undefined) section.blob = blob;
+    const ids = blobIds(header);
+    if (ids?.post !== undefined) section.blob = ids.post;
     // A new text file's hunk holds every line of it: the section carries the file whole.
     if (header.includes('\nnew file mode ') && text.startsWith('--- ', header.length)) section.added = true;
     if (bytes > pieceOver) section.pieces = hunkPieces(text);
-    return section;
+    return { section, header, ids, created: modeOf(header, 'new'), removed: modeOf(header, 'deleted') };
   });
+  compactSections(cut, pieceOver);
+  return cut.map((c) => c.section);
 }
+
+/** A section with what its header says: the file's blob ids and, for a new or deleted file, its mode. */
+interface Cut {
+  section: DiffSection;
+  header: string;
+  ids: { pre?: string; post?: string } | undefined;
+  created: string | undefined;
+  removed: string | undefined;
+}
+
+/**
+ * Cuts exact renames and deleted files over `pieceOver` to git's own headers
+ * for them (see the top of this file). A blob deleted at one path and added at
+ * several is paired with the first; the others stay whole, as copies.
+ */
+function compactSections(cut: Cut[], pieceOver: number): void {
+  const deletedBy = new Map<string, Cut[]>();
+  for (const c of cut)
+    if (c.removed !== undefined && c.ids?.pre !== undefined) {
+      const key = `${c.ids.pre} ${c.removed}`;
+      deletedBy.set(key, [...(deletedBy.get(key) ?? []), c]);
+    }
+  const paired = new Set<Cut>();
+  for (const c of cut) {
+    if (c.created === undefined || c.ids?.post === undefined) continue;
+    const from = deletedBy.get(`${c.ids.post} ${c.created}`)?.find((d) => !paired.has(d));
+    if (!from) continue;
+    paired.add(from);
+    // The new side keeps its blob id (reads of its content at the revision ask by it), not
+    // `added`: its content is no longer in the diff, so context carries it.
+    delete c.section.added;
+    replaceText(c.section, renameHeader(from.header, c.header));
+  }
+  for (const c of cut)
+    if (c.removed !== undefined && (paired.has(c) || c.section.bytes > pieceOver))
+      replaceText(c.section, c.header);
+}
+
+function replaceText(section: DiffSection, text: string): void {
+  section.text = text;
+  section.bytes = Buffer.byteLength(text, 'utf8');
+  // No longer a slice of the diff, and one piece at most.
+  delete section.at;
+  delete section.pieces;
+}
+
+/** `git diff -M`'s header of an exact rename, from the two sections' `diff --git` lines. */
+function renameHeader(deleted: string, added: string): string {
+  const [from] = headerNames(deleted);
+  const [, to] = headerNames(added);
+  return `diff --git ${from} ${to}\nsimilarity index 100%\nrename from ${unprefixed(from)}\nrename to ${unprefixed(to)}\n`;
+}
+
+/**
+ * The two names of a `diff --git` line. Without renames both name one path
+ * under `a/` and `b/`, quoted alike, so they are of equal length.
+ */
+export function headerNames(header: string): [string, string] {
+  const eol = header.indexOf('\n');
+  const names = header.slice(FILE_HEADER.length, eol === -1 ? header.length : eol);
+  const half = (names.length - 1) / 2;
+  return [names.slice(0, half), names.slice(half + 1)];
+}
+
+/** `a/x` as `x`, `"a/\303\251"` as `"\303\251"`: how `rename from` and `rename to` name a path. */
+const unprefixed = (name: string): string => (name.startsWith('"') ? `"${name.slice(3)}` : name.slice(2));
+
+const FILE_MODE = { new: /\nnew file mode ([0-7]+)\n/, deleted: /\ndeleted file mode ([0-7]+)\n/ };
+
+/** The mode on a `new file mode` or `deleted file mode` line of the header. */
+const modeOf = (header: string, kind: 'new' | 'deleted'): string | undefined =>
+  FILE_MODE[kind].exec(header)?.[1];
 
 /**
  * A section's lines before its first hunk, `---` line or binary marker: the
@@ -46,14 +130,18 @@ function extendedHeader(section: string): string {
 }
 
 /**
- * The file's blob id at the diff's second commit, from the header's
- * `index <old>..<new>` line (`--full-index` gives whole ids); none for a
- * deleted file (all zeros) or a header without the line (a mode change alone).
+ * The file's blob ids at the diff's two commits, from the header's
+ * `index <pre>..<post>` line (`--full-index` gives whole ids): no `pre` for a
+ * new file, no `post` for a deleted one (all zeros), nothing for a header
+ * without the line (a mode change alone).
  */
-function postImageBlob(header: string): string | undefined {
-  const m = /\nindex [0-9a-f]+\.\.([0-9a-f]+)(?: [0-7]+)?\n/.exec(header);
-  if (!m || /^0+$/.test(m[1] as string)) return undefined;
-  return m[1];
+function blobIds(header: string): { pre?: string; post?: string } | undefined {
+  const m = /\nindex ([0-9a-f]+)\.\.([0-9a-f]+)(?: [0-7]+)?\n/.exec(header);
+  if (!m) return undefined;
+  const ids: { pre?: string; post?: string } = {};
+  if (!/^0+$/.test(m[1] as string)) ids.pre = m[1];
+  if (!/^0+$/.test(m[2] as string)) ids.post = m[2];
+  return ids;
 }
 
 /** Enough of a section to hold its extended header (two quoted paths, a few KB at most). */

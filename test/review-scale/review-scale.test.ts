@@ -292,29 +292,56 @@ describe('point 3: chunked review with coverage', () => {
     expect(String(res.json?.detail)).toContain('ignore: ["assets/blob.js"]');
     expect(r.counts()).toEqual({});
   }, 300_000);
-  it('a binary file rides as the line git writes for it: a 300 KB image is reviewed, not sent as base85 nor refused as too large', async () => {
-    // As base85 these 300 KB were a 387 KB section, over the 200 KB default on its own.
-    const image = binaryBytes(300_000, 7);
-    const r = await makeReviewRepo({
-      config: (a) => baseConfig(a),
-      change: { 'src/a.js': body('a', 3), 'assets/logo.png': image },
-    });
-    repos.push(r);
+
+  /** A passing review of the repository's change, run by the CLI and replayed: its coverage and its one prompt. */
+  async function oneCallReview(r: ReviewRepo): Promise<{ reviewed: string[] | undefined; prompt: string }> {
     r.plan({ reviewer: [{ reply: pass }] });
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.code, res.stderr).toBe(0);
     expect(res.json).toMatchObject({ status: 'completed', outcome: 'clear' });
-    const rep = await replayedReportIn(r, res.json?.runId as string);
+    const runId = res.json?.runId as string;
+    const rep = await replayedReportIn(r, runId);
     const rv = reviewOf(rep);
-    expect(rv.coverage?.correctness?.reviewed).toEqual(['assets/logo.png', 'src/a.js']);
-    // One call, unchunked: its prompt names the image the way `git diff` does, with no base85 of it.
+    // One call, unchunked.
     expect(rv.verdicts).toHaveLength(1);
     const digest = rep.verdicts.find((v) => v.callKey === rv.verdicts[0]?.callKey)?.promptDigest;
-    const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8');
+    await replayCli(r, runId);
+    return {
+      reviewed: rv.coverage?.correctness?.reviewed,
+      prompt: readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8'),
+    };
+  }
+
+  it('a binary file rides as the line git writes for it: a 300 KB image is reviewed, not sent as base85 nor refused as too large', async () => {
+    // As base85 these 300 KB were a 387 KB section, over the 200 KB default on its own.
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a),
+      change: { 'src/a.js': body('a', 3), 'assets/logo.png': binaryBytes(300_000, 7) },
+    });
+    repos.push(r);
+    const { reviewed, prompt } = await oneCallReview(r);
+    expect(reviewed).toEqual(['assets/logo.png', 'src/a.js']);
     expect(prompt).toContain('\nBinary files /dev/null and b/assets/logo.png differ\n');
     expect(prompt).not.toContain('GIT binary patch');
     expect(prompt.length).toBeLessThan(20_000);
-    await replayCli(r, res.json?.runId as string);
+  }, 300_000);
+
+  it("a moved file rides as git's rename header: moving a 330 KB file costs a few lines of prompt, not two copies over the limit", async () => {
+    const big = body('m', 5500);
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a),
+      files: { 'src/big.js': big },
+      change: { 'lib/big.js': big },
+    });
+    repos.push(r);
+    r.repo.git(['rm', '-q', 'src/big.js']);
+    r.repo.commit('move it');
+    const { reviewed, prompt } = await oneCallReview(r);
+    // Both paths are files of the diff, each reviewed.
+    expect(reviewed).toEqual(['lib/big.js', 'src/big.js']);
+    expect(prompt).toContain('\nsimilarity index 100%\nrename from src/big.js\nrename to lib/big.js\n');
+    expect(prompt).not.toContain('export const m1 ');
+    expect(prompt.length).toBeLessThan(20_000);
   }, 300_000);
 });
 

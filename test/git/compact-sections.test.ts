@@ -1,0 +1,125 @@
+/**
+ * Sections that say nothing a reviewer needs in their lines are cut to what
+ * git itself writes for them (diff-sections.ts), checked against git on a
+ * real repository: an exact rename becomes `git diff -M`'s rename header (its
+ * deleted side `git diff -D`'s header), a deleted file over the limit
+ * `git diff -D`'s header; a smaller deletion, a rename with an edit, a copy
+ * beyond the first and a rename that changes the mode stay whole.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { planChunks } from '../../src/core/chunks.js';
+import { canonicalDiffArgs } from '../../src/git/canonical-diff.js';
+import { createGit } from '../../src/git/index.js';
+import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
+
+const LIMIT = 20_000;
+let repo: TestRepo;
+let base: string;
+let head: string;
+
+const lines = (tag: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `export const ${tag}${i} = ${i};\n`).join('');
+
+beforeAll(async () => {
+  repo = await makeRepo();
+  repo.write('src/big.js', lines('big', 2000)); // ~44 KB: over LIMIT
+  repo.write('src/é moved.js', lines('q', 20));
+  repo.write('src/small-gone.js', lines('s', 10));
+  repo.write('src/large-gone.js', lines('l', 2000));
+  repo.write('src/edited.js', lines('e', 50));
+  repo.write('src/copied.js', lines('c', 10));
+  repo.write('run.sh', 'echo hi\n');
+  base = repo.commit('base');
+  // Moves: the same bytes at a new path.
+  repo.write('lib/big.js', lines('big', 2000));
+  repo.write('lib/é moved.js', lines('q', 20));
+  repo.git(['rm', '-q', 'src/big.js', 'src/é moved.js']);
+  repo.git([
+    'rm',
+    '-q',
+    'src/small-gone.js',
+    'src/large-gone.js',
+    'src/edited.js',
+    'src/copied.js',
+    'run.sh',
+  ]);
+  repo.write('lib/edited.js', `${lines('e', 50)}export const more = 1;\n`);
+  repo.write('lib/copied-1.js', lines('c', 10));
+  repo.write('lib/copied-2.js', lines('c', 10));
+  repo.write('bin/run.sh', 'echo hi\n');
+  chmodSync(join(repo.dir, 'bin/run.sh'), 0o755);
+  head = repo.commit('move things');
+});
+afterAll(() => repo.cleanup());
+
+/** git's own diff of some paths, with the canonical flags and `extra` in place of `--no-renames`. */
+function gitDiff(extra: string[], paths: string[]): string {
+  const args = canonicalDiffArgs(base, head).flatMap((a) => (a === '--no-renames' ? extra : [a]));
+  return execFileSync('git', [...args, ...paths], { cwd: `${repo.dir}/.git`, env: TEST_GIT_ENV }).toString(
+    'utf8',
+  );
+}
+
+it("cuts exact renames and large deletions to git's own headers, and leaves the rest as git writes it", async () => {
+  const git = createGit();
+  const diff = await git.diffText(repo.dir, base, head, Number.POSITIVE_INFINITY);
+  const sections = git.diffSections(diff, LIMIT);
+  const text = Object.fromEntries(sections.map((s) => [s.path, s.text]));
+  const whole = (path: string) => gitDiff(['--no-renames'], [path]);
+  const deletedHeader = (path: string) => gitDiff(['--no-renames', '-D'], [path]);
+  const rename = (from: string, to: string) => gitDiff(['-M'], [from, to]);
+
+  // Every file of the diff is still a section of its own.
+  expect(sections).toHaveLength(diff.match(/^diff --git /gm)?.length ?? 0);
+  expect(sections).toHaveLength(13);
+  // Exact renames: the deleted side is -D's header, the added side -M's rename header.
+  expect(text['src/big.js']).toBe(deletedHeader('src/big.js'));
+  expect(text['lib/big.js']).toBe(rename('src/big.js', 'lib/big.js'));
+  expect(text['lib/big.js']).toContain(
+    'similarity index 100%\nrename from src/big.js\nrename to lib/big.js\n',
+  );
+  expect(text['lib/é moved.js']).toBe(rename('src/é moved.js', 'lib/é moved.js'));
+  expect(text['lib/é moved.js']).toContain('rename to "lib/\\303\\251 moved.js"\n');
+  // A copy: the first new path is the rename, the second stays whole.
+  expect(text['lib/copied-1.js']).toBe(rename('src/copied.js', 'lib/copied-1.js'));
+  expect(text['lib/copied-2.js']).toBe(whole('lib/copied-2.js'));
+  // A deletion over the limit is its header; a smaller one stays whole (what was removed can matter).
+  expect(text['src/large-gone.js']).toBe(deletedHeader('src/large-gone.js'));
+  expect(text['src/small-gone.js']).toBe(whole('src/small-gone.js'));
+  // Not exact: an edit, or a mode change, keeps both sides whole.
+  for (const p of ['src/edited.js', 'lib/edited.js', 'run.sh', 'bin/run.sh'])
+    expect([p, text[p]]).toEqual([p, whole(p)]);
+
+  // The cut sections are no longer slices of the diff, and every chunk of them fits.
+  const cut = sections.filter((s) => s.text !== whole(s.path));
+  expect(cut.map((s) => s.path).sort()).toEqual(
+    [
+      'lib/big.js',
+      'lib/copied-1.js',
+      'lib/é moved.js',
+      'src/big.js',
+      'src/copied.js',
+      'src/large-gone.js',
+      'src/é moved.js',
+    ].sort(),
+  );
+  for (const s of cut) {
+    expect(s.at).toBeUndefined();
+    expect(s.pieces).toBeUndefined();
+    expect(s.bytes).toBe(Buffer.byteLength(s.text));
+    // A renamed file's content is not in the diff: context may carry it, by its blob id.
+    expect(s.added).toBeUndefined();
+  }
+  expect(sections.find((s) => s.path === 'lib/big.js')?.blob).toBe(
+    execFileSync('git', ['rev-parse', `${head}:lib/big.js`], { cwd: repo.dir, encoding: 'utf8' }).trim(),
+  );
+  const plan = planChunks(sections, LIMIT, diff);
+  expect(plan.ok).toBe(true);
+  if (plan.ok) {
+    expect(plan.chunks.flatMap((c) => c.files)).toEqual(sections.map((s) => s.path));
+    expect(plan.chunks.map((c) => c.text).join('')).toBe(sections.map((s) => s.text).join(''));
+  }
+});
