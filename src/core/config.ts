@@ -129,6 +129,19 @@ const MIN_CHUNK_BYTES = 1_000;
  * their prompt carries and the sampling they are pinned to. Frozen through the
  * config digest and copied into the snapshot.
  */
+/**
+ * Calls of a round under way at once when `review.concurrency` is not set: one
+ * per reviewer, and at least MIN_CALLS_AT_ONCE, so that a chunked review of
+ * one reviewer runs that many chunks side by side instead of one after another
+ * (20 chunks of 60-second calls were 20 minutes a round, past the usual wall
+ * budget). Bounded, because each call of a CLI reviewer is a process of a few
+ * hundred MB and API endpoints limit requests per minute.
+ */
+export const MIN_CALLS_AT_ONCE = 4;
+
+export const callsAtOnce = (configured: number | null | undefined, reviewers: number): number =>
+  configured ?? Math.max(reviewers, MIN_CALLS_AT_ONCE);
+
 const REVIEW_DEFAULTS = {
   contextBytes: 100_000,
   temperature: 0,
@@ -137,7 +150,7 @@ const REVIEW_DEFAULTS = {
 } as const;
 const reviewSchema = z
   .strictObject({
-    /** Calls of a round under way at once (default: one per reviewer). */
+    /** Calls of a round under way at once (default: callsAtOnce). */
     concurrency: z.number().int().positive().optional(),
     /** A diff over this many bytes is reviewed in chunks, split by file. */
     chunkBytes: z.number().int().min(MIN_CHUNK_BYTES).default(REVIEW_DEFAULTS.chunkBytes),

@@ -1,16 +1,20 @@
 /**
  * The calls of a review round (issue 17, points 2 and 3): one per reviewer
- * and chunk, run side by side up to `review.concurrency` (default: as many as
- * there are reviewers), started chunk by chunk so that a bounded round spreads
- * over the reviewers; calls to an endpoint that caches the prompt's prefix
- * start once the first of them has cached it (prefix-warming.ts). Each call
- * checks the budgets before it starts (callAgent), so a round overshoots the
- * cost budget only by calls already in flight; each verdict is recorded under its call key as it arrives
- * (a chunked round's by group commit: verdict-batch.ts, all written before the round returns). The
- * outcomes are read in configured order (reviewer, then chunk), so the round
- * records what a sequential round would, and the first failure in that order
- * fails the run (invariant 1: no partial clear).
+ * and chunk, run side by side up to `review.concurrency` (default: one per
+ * reviewer and at least four, callsAtOnce in core/config.ts), started chunk
+ * by chunk so that a bounded round spreads over the reviewers; calls to an
+ * endpoint that caches the prompt's prefix start once the first of them has
+ * cached it (prefix-warming.ts). Each call checks the budgets before it
+ * starts (callAgent), so a round overshoots the cost budget only by calls
+ * already in flight; each verdict is recorded under its call key as it
+ * arrives (a chunked round's by group commit: verdict-batch.ts, all written
+ * before the round returns). The outcomes are read in configured order
+ * (reviewer, then chunk), so the round records what a sequential round would,
+ * and the first failure in that order fails the run (invariant 1: no partial
+ * clear).
  */
+
+import { callsAtOnce } from '../core/config.js';
 import type { Coverage } from '../core/coverage.js';
 import { coverageOf } from '../core/coverage.js';
 import { endForCallFailure } from '../core/failure-map.js';
@@ -61,7 +65,7 @@ export async function reviewCalls(
   // the ignore rules keep), read once per chunk by the blob ids the diff names; a new file the chunk's
   // diff carries whole is not repeated.
   const contextOf = plan.chunks.map((chunk) => apiReviewContext(ctx, head, chunk.files, plan.wholeInDiff));
-  const limit = ctx.snapshot.review?.concurrency ?? ctx.reviewers.length;
+  const limit = callsAtOnce(ctx.snapshot.review?.concurrency, ctx.reviewers.length);
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
   // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
   // controller time (P9), and saves under way together share the file system's journal commits.

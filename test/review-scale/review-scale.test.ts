@@ -92,6 +92,32 @@ describe('point 2: the reviewers of a round run side by side', () => {
     expect(String(res.json?.detail)).toContain('reviewer a');
   }, 300_000);
 
+  it("without review.concurrency, one reviewer's chunks run four at a time: a rendezvous of four chunk calls meets", async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          ...fast,
+          review: { chunkBytes: 1000 },
+          reviewers: [
+            {
+              name: 'solo',
+              command: [process.execPath, RENDEZVOUS, join(a.command[2] ?? '', '..', 'meet'), '4', '10000'],
+            },
+          ],
+        }),
+      change: Object.fromEntries(['a', 'b', 'c', 'd'].map((t) => [`src/${t}.js`, body(t, 12)])),
+    });
+    repos.push(r);
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir, timeoutMs: 240_000 });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.json).toMatchObject({ status: 'completed', outcome: 'clear' });
+    const runId = res.json?.runId as string;
+    // Recorded in chunk order, as one at a time would have.
+    const rep = await replayedReportIn(r, runId);
+    expect(reviewOf(rep).verdicts.map((v) => v.chunk?.index)).toEqual([0, 1, 2, 3]);
+    await replayCli(r, runId);
+  }, 300_000);
+
   it('the cost budget is checked before each call starts: side by side all three spend, one at a time the third never starts', async () => {
     const three = (a: { command: string[] }, extra: Record<string, unknown>) =>
       baseConfig(a, {
