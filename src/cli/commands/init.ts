@@ -34,6 +34,26 @@ reviewers:                            # every reviewer runs every round, in this
 # checks:
 #   - { name: unit, run: [npm, test] }
 
+# Left out of prompts, scope checks and coverage, and listed in the record with the rule that matched:
+# lockfiles, minified files and build output cost tokens in every call and say little to a reviewer.
+# Read from the base like the rest; a change that edits this list needs a person's settlement.
+ignore:
+  - "**/package-lock.json"
+  - "**/npm-shrinkwrap.json"
+  - "**/yarn.lock"
+  - "**/pnpm-lock.yaml"
+  - "**/Cargo.lock"
+  - "**/poetry.lock"
+  - "**/Gemfile.lock"
+  - "**/composer.lock"
+  - "**/go.sum"
+  - "**/*.min.js"
+  - "**/*.min.css"
+  - "**/*.map"
+  - "**/node_modules/**"
+  - "**/dist/**"
+review: { ignoreLinguist: true }      # also what .gitattributes marks linguist-generated or linguist-vendored
+
 budgets: { rounds: 5, wallSeconds: 1800, costUsd: 5 }
 timeouts: { callSeconds: 300 }
 retry: { attempts: 3 }
