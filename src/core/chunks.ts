@@ -21,6 +21,13 @@ export interface DiffSection {
   at?: number;
   /** Present when the file alone is over the limit: its header with each hunk. */
   pieces?: { text: string; bytes: number }[];
+  /**
+   * A file the change adds (`new`) or deletes (`deleted`) that no exact rename
+   * paired (a deletion over the limit, cut to its header, included): git's
+   * rename detection may still take two of them for a moved file with an edit
+   * (git/diff-sections.ts withRenames).
+   */
+  lone?: 'new' | 'deleted';
 }
 
 export interface Chunk {

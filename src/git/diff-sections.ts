@@ -16,6 +16,7 @@
  * Pure over text.
  */
 import type { DiffSection } from '../core/chunks.js';
+import type { RenameSection } from '../ports/git.js';
 import { headerPath } from './diff-parse.js';
 
 const FILE_HEADER = 'diff --git ';
@@ -74,6 +75,7 @@ function compactSections(cut: Cut[], pieceOver: number): void {
     const from = deletedBy.get(`${c.ids.post} ${c.created}`)?.find((d) => !paired.has(d));
     if (!from) continue;
     paired.add(from);
+    paired.add(c);
     // The new side keeps its blob id (reads of its content at the revision ask by it), not
     // `added`: its content is no longer in the diff, so context carries it.
     delete c.section.added;
@@ -82,6 +84,44 @@ function compactSections(cut: Cut[], pieceOver: number): void {
   for (const c of cut)
     if (c.removed !== undefined && (paired.has(c) || c.section.bytes > pieceOver))
       replaceText(c.section, c.header);
+  // Unpaired (a deletion cut for its size included): candidates for git's rename detection (withRenames).
+  for (const c of cut) {
+    if (paired.has(c)) continue;
+    if (c.created !== undefined) c.section.lone = 'new';
+    else if (c.removed !== undefined) c.section.lone = 'deleted';
+  }
+}
+
+/**
+ * The sections with the pairs git's rename detection found among the lone
+ * ones (git/rename-sections.ts): the deleted side cut to its header, as
+ * `git diff -D` writes it, and the new side git's own rename section (rename
+ * header and the edit's hunks), split at hunks when it alone is over
+ * `pieceOver`. A pair that does not name two lone sections is left alone.
+ * Returns new section objects for what changes; the input is not touched.
+ */
+export function withRenames(
+  sections: readonly DiffSection[],
+  renames: readonly RenameSection[],
+  pieceOver: number,
+): DiffSection[] {
+  const lone = (side: 'new' | 'deleted', path: string) =>
+    sections.findIndex((s) => s.lone === side && s.path === path);
+  const out = [...sections];
+  for (const r of renames) {
+    const from = lone('deleted', r.from);
+    const to = lone('new', r.to);
+    const [gone, moved] = [out[from], out[to]];
+    if (from === -1 || to === -1 || !gone?.lone || !moved?.lone) continue;
+    const { lone: _g, ...deleted } = gone;
+    const { lone: _m, added: _a, ...renamed } = moved;
+    replaceText(deleted, extendedHeader(gone.text));
+    replaceText(renamed, r.text);
+    if (renamed.bytes > pieceOver) renamed.pieces = hunkPieces(renamed.text);
+    out[from] = deleted;
+    out[to] = renamed;
+  }
+  return out;
 }
 
 function replaceText(section: DiffSection, text: string): void {

@@ -26,6 +26,7 @@ export const REVLOOP_IDENTITY = { name: 'revloop', email: 'revloop@localhost' } 
  * Needs git 2.31 or newer (`rev-parse --path-format`).
  */
 import { diffSections } from './diff-sections.js';
+import { renameOps } from './rename-sections.js';
 
 export function createGit(opts: GitOptions = {}): Git {
   const run = createRunner(opts);
@@ -34,6 +35,7 @@ export function createGit(opts: GitOptions = {}): Git {
     ...revOps(run, commonDir),
     ...canonicalDiffOps(run, commonDir),
     ...changeOps(run, commonDir),
+    ...renameOps(run, commonDir),
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
     ...fastForwardOps(run),
     ...identityOps(run),

@@ -8,15 +8,13 @@
  * over the limit fails the run `missing_context`, naming the `ignore:` line
  * that would leave it out, as the review does.
  */
-import type { DiffSection } from '../core/chunks.js';
-import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
 import type { FileContext } from '../core/file-context.js';
 import { type FocusWanted, focusDiff } from '../core/focused-diff.js';
 import type { DiffFocus } from '../core/prompt.js';
 import type { ReportedFinding } from '../core/types.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import { apiReviewContext } from './api-review-context.js';
-import { keptSections, tooLargeForOneCall } from './review-plan.js';
+import { chunkLimit, keptSections, tooLargeForOneCall } from './review-plan.js';
 import type { RunContext } from './run-context.js';
 
 export interface PromptDiff {
@@ -34,7 +32,7 @@ export async function refuterDiff(
   claim: ReportedFinding,
   refuter: Reviewer,
 ): Promise<PromptDiff & { files?: FileContext | undefined }> {
-  const got = focused(ctx, diff, [{ path: claim.file, lines: [linesOf(claim)] }]);
+  const got = await focused(ctx, diff, [{ path: claim.file, lines: [linesOf(claim)] }]);
   if (!got.focus) return got;
   return { ...got, files: await apiReviewContext(ctx, ctx.run.head, [claim.file])(refuter) };
 }
@@ -44,7 +42,7 @@ export function fixerDiff(
   ctx: RunContext,
   diff: string,
   blockers: { finding: ReportedFinding }[],
-): PromptDiff {
+): Promise<PromptDiff> {
   return focused(
     ctx,
     diff,
@@ -52,28 +50,19 @@ export function fixerDiff(
   );
 }
 
-function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): PromptDiff {
-  const limit = ctx.snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+async function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): Promise<PromptDiff> {
+  const limit = chunkLimit(ctx.snapshot);
   // The files the ignore rules leave out are in no prompt (issue 17, point 4): not in the review's,
   // and not in these. With nothing of this diff ignored, the diff goes as it is (same prompts, same
   // call keys as before).
-  const all = sectionsOf(ctx, diff, limit);
+  const all = await ctx.promptSections(ctx.run.head, diff, limit);
   const { kept } = keptSections(ctx.snapshot, all);
-  const shown = kept === all ? diff : kept.map((s) => s.text).join('');
+  // Every section a slice of the diff (none cut to what git shows: a rename, a large deletion): the
+  // diff itself, the same string.
+  const whole = kept === all && all.every((s) => s.at !== undefined);
+  const shown = whole ? diff : kept.map((s) => s.text).join('');
   if (Buffer.byteLength(shown, 'utf8') <= limit) return { diff: shown };
   const got = focusDiff(kept, wanted, limit);
   if (!got.ok) throw tooLargeForOneCall(got, limit);
   return { diff: got.text, focus: { files: got.files, omitted: got.omitted } };
-}
-
-/** Per run, the last diff cut: a stage's refutations all cut the same diff. */
-const cuts = new WeakMap<RunContext, { diff: string; limit: number; sections: DiffSection[] }>();
-
-function sectionsOf(ctx: RunContext, diff: string, limit: number): DiffSection[] {
-  let cut = cuts.get(ctx);
-  if (cut?.diff !== diff || cut.limit !== limit) {
-    cut = { diff, limit, sections: ctx.deps.git.diffSections(diff, limit) };
-    cuts.set(ctx, cut);
-  }
-  return cut.sections;
 }

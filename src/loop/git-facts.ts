@@ -4,6 +4,7 @@
  * one commit is an ancestor of another never change. One memo per kind of
  * fact (memo.ts) replaces the caches each reader used to keep.
  */
+import type { DiffSection } from '../core/chunks.js';
 import type { Git } from '../ports/git.js';
 import { Memo } from './memo.js';
 
@@ -19,6 +20,7 @@ export class GitFacts {
   private readonly blobs = new Memo<Buffer | null>();
   private readonly ancestry = new Memo<boolean>(true);
   private readonly blobIds = new Map<string, ReadonlyMap<string, string>>();
+  private readonly sections = new Memo<DiffSection[]>(true);
 
   constructor(
     private readonly git: Git,
@@ -57,6 +59,19 @@ export class GitFacts {
   seedDiff(head: string, read: DiffRead): void {
     this.diffs.seed(head, Promise.resolve(read));
     this.digests.seed(head, Promise.resolve(read.digest));
+  }
+
+  /**
+   * The sections every prompt of `head` cuts from (Git.promptSections), cut at
+   * `limit`: asked once per revision, by the review's chunks and the refuter's
+   * and fixer's focused diffs alike, so all of them show a file the same way.
+   */
+  promptSections(head: string, diff: string, limit: number): Promise<DiffSection[]> {
+    return this.sections.get(`${head}\0${limit}`, () =>
+      this.git.promptSections(this.repo, this.mergeBase, head, diff, limit).catch((err: Error) => {
+        throw this.diffFailure(err);
+      }),
+    );
   }
 
   /** Whether commit `a` exists and is an ancestor of (or equal to) `b`. */

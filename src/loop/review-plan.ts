@@ -11,7 +11,6 @@ import { partitionFiles } from '../core/coverage.js';
 import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../core/ignore.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot } from '../core/types.js';
-import type { Git } from '../ports/git.js';
 import { RunEnd } from './run-context.js';
 
 export interface ReviewPlan {
@@ -27,10 +26,16 @@ export interface ReviewPlan {
   wholeInDiff: ReadonlySet<string>;
 }
 
-/** `sections`: the Git port's reading of the diff's format (src/git/diff-sections.ts). */
-export function planReview(snapshot: Snapshot, diff: string, sections: Git['diffSections']): ReviewPlan {
-  const limit = snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-  const bySection = sections(diff, limit);
+/** The most bytes of diff one call carries: `review.chunkBytes`, frozen in the snapshot. */
+export const chunkLimit = (snapshot: Pick<Snapshot, 'review'>): number =>
+  snapshot.review?.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+
+/**
+ * `bySection`: the diff's sections as the Git port reads them for prompts, cut at
+ * chunkLimit (Git.promptSections: git/diff-sections.ts, git/rename-sections.ts).
+ */
+export function planReview(snapshot: Snapshot, diff: string, bySection: DiffSection[]): ReviewPlan {
+  const limit = chunkLimit(snapshot);
   const files = bySection.map((s) => s.path);
   const { kept, ignored, isIgnored } = keptSections(snapshot, bySection);
   const plan = planChunks(kept, limit, diff);

@@ -4,6 +4,7 @@
  * ledger already recorded (so a resumed run skips every completed stage and
  * reuses every recorded verdict).
  */
+import type { DiffSection } from '../core/chunks.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { AttemptRow, RunRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
@@ -144,6 +145,11 @@ export class RunContext {
    */
   promptDiff(head: string): Promise<string> {
     return this.facts.diff(head).then(({ text }) => text ?? '');
+  }
+
+  /** The sections the prompts of `head` cut from its prompt diff `diff` (GitFacts.promptSections). */
+  promptSections(head: string, diff: string, limit: number): Promise<DiffSection[]> {
+    return this.facts.promptSections(head, diff, limit);
   }
 
   /** A diff read before the run began (admission, in this process), for its first round. */

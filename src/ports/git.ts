@@ -27,6 +27,13 @@ export interface FileHunks {
   binary?: boolean;
 }
 
+/** A pair git's rename detection found: the old path, the new one, and git's section for the rename. */
+export interface RenameSection {
+  from: string;
+  to: string;
+  text: string;
+}
+
 export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
@@ -71,6 +78,19 @@ export interface Git {
     head: string,
     maxBytes: number,
   ): Promise<{ digest: string; text: string | null }>;
+  /**
+   * The sections every prompt of a revision cuts from: diffSections' of the
+   * prompt diff of `base`..`head`, with the pairs git's rename detection takes
+   * among the files added and deleted whole (a file moved with an edit) shown
+   * as git shows a rename. Asks git only when the diff has both.
+   */
+  promptSections(
+    repo: string,
+    base: string,
+    head: string,
+    diff: string,
+    pieceOver: number,
+  ): Promise<DiffSection[]>;
   /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   /**

@@ -14,7 +14,7 @@ import { KEY_HOLDING } from '../../src/core/run-state.js';
 import type { DecideResult, ReviewResult, StageRow, VerdictRow } from '../../src/core/stage-results.js';
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
 import { sha256 } from '../../src/io/hash.js';
-import { planReview } from '../../src/loop/review-plan.js';
+import { chunkLimit, planReview } from '../../src/loop/review-plan.js';
 import type { RecordedVerdict } from '../../src/ports/store.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/record/keys.js';
 import { verifyRecord } from '../../src/record/verify.js';
@@ -61,7 +61,7 @@ export interface Violation {
 async function reviewChunks(world: World, run: RunRow, revision: string) {
   const diff = await world.git.diffText(world.repoRoot, run.snapshot.mergeBase, revision);
   try {
-    return planReview(run.snapshot, diff, world.git.diffSections).chunks;
+    return planReview(run.snapshot, diff, world.git.diffSections(diff, chunkLimit(run.snapshot))).chunks;
   } catch {
     return [];
   }

@@ -3,8 +3,10 @@
  * git itself writes for them (diff-sections.ts), checked against git on a
  * real repository: an exact rename becomes `git diff -M`'s rename header (its
  * deleted side `git diff -D`'s header), a deleted file over the limit
- * `git diff -D`'s header; a smaller deletion, a rename with an edit, a copy
- * beyond the first and a rename that changes the mode stay whole.
+ * `git diff -D`'s header; a smaller deletion and a copy beyond the first stay
+ * whole. A move with an edit, or with a mode change, is paired by git's own
+ * rename detection (Git.promptSections, rename-sections.ts), asked of only
+ * the files still added or deleted whole.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
@@ -89,7 +91,7 @@ it("cuts exact renames and large deletions to git's own headers, and leaves the 
   // A deletion over the limit is its header; a smaller one stays whole (what was removed can matter).
   expect(text['src/large-gone.js']).toBe(deletedHeader('src/large-gone.js'));
   expect(text['src/small-gone.js']).toBe(whole('src/small-gone.js'));
-  // Not exact: an edit, or a mode change, keeps both sides whole.
+  // Not exact: an edit, or a mode change, keeps both sides whole here (git's rename detection pairs them: next test).
   for (const p of ['src/edited.js', 'lib/edited.js', 'run.sh', 'bin/run.sh'])
     expect([p, text[p]]).toEqual([p, whole(p)]);
 
@@ -122,4 +124,40 @@ it("cuts exact renames and large deletions to git's own headers, and leaves the 
     expect(plan.chunks.flatMap((c) => c.files)).toEqual(sections.map((s) => s.path));
     expect(plan.chunks.map((c) => c.text).join('')).toBe(sections.map((s) => s.text).join(''));
   }
+});
+
+it("pairs a move with an edit, or with a mode change, by git's rename detection, asked of the lone files only", async () => {
+  const git = createGit();
+  const diff = await git.diffText(repo.dir, base, head, Number.POSITIVE_INFINITY);
+  const sections = await git.promptSections(repo.dir, base, head, diff, LIMIT);
+  const text = Object.fromEntries(sections.map((s) => [s.path, s.text]));
+  const rename = (from: string, to: string) => gitDiff(['-M'], [from, to]);
+  expect(sections.map((s) => s.path)).toEqual(git.diffSections(diff, LIMIT).map((s) => s.path));
+  // The edited move: the old side is -D's header, the new side git's rename section with the edit's hunk.
+  expect(text['src/edited.js']).toBe(gitDiff(['--no-renames', '-D'], ['src/edited.js']));
+  expect(text['lib/edited.js']).toBe(rename('src/edited.js', 'lib/edited.js'));
+  expect(text['lib/edited.js']).toMatch(
+    /\nsimilarity index 9\d%\nrename from src\/edited\.js\nrename to lib\/edited\.js\n/,
+  );
+  expect(text['lib/edited.js']).toContain('\n+export const more = 1;\n');
+  expect(text['lib/edited.js']).not.toContain('\n+export const e1 = 1;\n');
+  // The move that made a script executable.
+  expect(text['bin/run.sh']).toBe(rename('run.sh', 'bin/run.sh'));
+  expect(text['bin/run.sh']).toContain('old mode 100644\nnew mode 100755\n');
+  // The second copy has no lone source left to pair with: whole, as before.
+  expect(text['lib/copied-2.js']).toBe(gitDiff(['--no-renames'], ['lib/copied-2.js']));
+  // What git paired is no longer lone; what it did not pair still is.
+  expect(Object.fromEntries(sections.filter((s) => s.lone).map((s) => [s.path, s.lone]))).toEqual({
+    'lib/copied-2.js': 'new',
+    'src/large-gone.js': 'deleted',
+    'src/small-gone.js': 'deleted',
+  });
+  expect(sections.find((s) => s.path === 'lib/edited.js')?.added).toBeUndefined();
+
+  // Nothing both added and deleted whole: no git process, the pure sections as they are.
+  const modified =
+    'diff --git a/x b/x\nindex 1111111..2222222 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
+  expect(await git.promptSections('/nonexistent', base, head, modified, LIMIT)).toEqual(
+    git.diffSections(modified, LIMIT),
+  );
 });

@@ -352,20 +352,25 @@ describe('point 3: chunked review with coverage', () => {
     expect(prompt.length).toBeLessThan(20_000);
   }, 300_000);
 
-  it("a moved file rides as git's rename header: moving a 330 KB file costs a few lines of prompt, not two copies over the limit", async () => {
+  it("moved files ride as git's renames: moving two 330 KB files, one with an edit, costs a few lines of prompt, not two copies each over the limit", async () => {
     const big = body('m', 5500);
+    const edited = body('e', 5500);
     const r = await makeReviewRepo({
       config: (a) => baseConfig(a),
-      files: { 'src/big.js': big },
-      change: { 'lib/big.js': big },
+      files: { 'src/big.js': big, 'src/edited.js': edited },
+      change: { 'lib/big.js': big, 'lib/edited.js': `${edited}export const added = 1;\n` },
     });
     repos.push(r);
-    r.repo.git(['rm', '-q', 'src/big.js']);
-    r.repo.commit('move it');
+    r.repo.git(['rm', '-q', 'src/big.js', 'src/edited.js']);
+    r.repo.commit('move them');
     const { reviewed, prompt } = await oneCallReview(r);
-    // Both paths are files of the diff, each reviewed.
-    expect(reviewed).toEqual(['lib/big.js', 'src/big.js']);
+    // All four paths are files of the diff, each reviewed.
+    expect(reviewed).toEqual(['lib/big.js', 'lib/edited.js', 'src/big.js', 'src/edited.js']);
     expect(prompt).toContain('\nsimilarity index 100%\nrename from src/big.js\nrename to lib/big.js\n');
+    expect(prompt).toMatch(
+      /\nsimilarity index 99%\nrename from src\/edited\.js\nrename to lib\/edited\.js\n/,
+    );
+    expect(prompt).toContain('\n+export const added = 1;\n');
     expect(prompt).not.toContain('export const m1 ');
     expect(prompt.length).toBeLessThan(20_000);
   }, 300_000);

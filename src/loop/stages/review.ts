@@ -17,7 +17,7 @@ import type { NewFinding } from '../../ports/store.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { reviewCalls, roundCoverage } from '../review-calls.js';
-import { planReview } from '../review-plan.js';
+import { chunkLimit, planReview } from '../review-plan.js';
 import type { RunContext } from '../run-context.js';
 import { besideNextCall } from '../side-work.js';
 import { checkoutForReaders } from '../worktree.js';
@@ -54,7 +54,7 @@ export async function reviewStage(
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
-  const plan = planReview(ctx.snapshot, diff, ctx.deps.git.diffSections);
+  const plan = planReview(ctx.snapshot, diff, await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot)));
   ctx.noteBlobIds(head, plan.blobIds);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
