@@ -36,6 +36,8 @@ export const readPlainReply: OutputReader = ({ stdout, code }, finish) =>
 export interface CommandOptions {
   argv: readonly string[];
   read: OutputReader;
+  /** Said after "command not found": how to get the executable a preset runs. */
+  notFound?: string | undefined;
   /** Overrides for tests; defaults 2000 ms and 8 MiB. */
   killGraceMs?: number | undefined;
   maxStdoutBytes?: number | undefined;
@@ -98,7 +100,12 @@ function classifyOutcome(o: AgentProcessOutcome, opts: CommandOptions, finish: F
   const executable = opts.argv[0] ?? '';
   switch (o.kind) {
     case 'spawn_error':
-      if (o.errno === 'ENOENT') return fail('failed', label, `command not found: ${executable}`);
+      if (o.errno === 'ENOENT')
+        return fail(
+          'failed',
+          label,
+          `command not found: ${executable}${opts.notFound ? ` (${opts.notFound})` : ''}`,
+        );
       if (o.errno === 'EACCES') return fail('failed', label, `permission denied: ${executable}`);
       if (o.errno === 'ENOCWD') return fail('missing_context', label, o.message);
       return fail('failed', label, `could not start ${executable}: ${o.errno}`);

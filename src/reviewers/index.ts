@@ -25,11 +25,16 @@ export function createReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerC
         throw new ReviewerConfigError(`reviewer "${ctx.name}": adapter "command" needs "command"`);
       return createCommandReviewer(cfg, ctx, { argv: cfg.command, read: readPlainReply });
     case 'claude-code':
-      return createCommandReviewer(cfg, ctx, { argv: claudeCodeArgv(cfg, ctx.role), read: readClaudeCode });
+      return createCommandReviewer(cfg, ctx, {
+        argv: claudeCodeArgv(cfg, ctx.role),
+        read: readClaudeCode,
+        notFound: 'install Claude Code: npm install -g @anthropic-ai/claude-code, or set the command: to run',
+      });
     case 'codex':
       return createCommandReviewer(cfg, ctx, {
         argv: codexArgv(cfg, ctx.role),
         read: readCodexWith(cfg.prices),
+        notFound: 'install Codex: npm install -g @openai/codex, or set the command: to run',
       });
     case 'scripted':
       if (!cfg.script)

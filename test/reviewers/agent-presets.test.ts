@@ -21,6 +21,25 @@ const codex = (mode: string, over: Partial<AgentConfig> = {}, role: Role = 'refu
     { role, name: 'cx', repoRoot: '/', env: process.env },
   ).call(callRequest({ name: 'cx', role }));
 
+describe('a preset whose CLI is not installed', () => {
+  it('fails the call naming the executable and how to install it (a config fault: never retried, never a pass)', async () => {
+    const env = { PATH: '/nonexistent' };
+    for (const [adapter, exe, pkg] of [
+      ['claude-code', 'claude', '@anthropic-ai/claude-code'],
+      ['codex', 'codex', '@openai/codex'],
+    ] as const) {
+      const res = await createReviewer({ adapter }, { role: 'reviewer', name: 'r', repoRoot: '/', env }).call(
+        callRequest({ name: 'r' }),
+      );
+      expect(res).toMatchObject({ ok: false, class: 'failed' });
+      if (!res.ok) {
+        expect(res.detail).toContain(`command not found: ${exe} (install `);
+        expect(res.detail).toContain(`npm install -g ${pkg}`);
+      }
+    }
+  });
+});
+
 describe('claude-code preset', () => {
   it('defaults to headless claude streaming its events (the served model is in them), the pin and fixer edit permission', () => {
     expect(claudeCodeArgv({ adapter: 'claude-code' }, 'reviewer')).toEqual([
