@@ -61,7 +61,8 @@ describe('revloop init', () => {
       expect(ignored(p), p).toBeTruthy();
     for (const p of ['src/app.js', 'package.json', 'README.md', 'src/lock.ts'])
       expect(ignored(p), p).toBeNull();
-    expect(config.review.ignoreLinguist).toBe(true);
+    // Offered, not on: with it, every change to .gitattributes would need a person's settlement.
+    expect(config.review.ignoreLinguist).toBe(false);
 
     // Again: one line naming what exists, exit 2, nothing rewritten; --force rewrites, .gitignore keeps one entry.
     const before = readFileSync(join(repo.dir, 'revloop.config.yaml'), 'utf8');
