@@ -13,7 +13,9 @@
  *   limit no longer fails the run;
  * - a deleted file over the chunk limit: its header, as `git diff -D` writes
  *   it (a smaller deletion is shown whole: what was removed can matter).
- * Pure over text.
+ * The files added or deleted that no exact rename paired are marked `lone`:
+ * git's rename detection may pair two of them as a move with an edit
+ * (withRenames, with what git/rename-sections.ts asks of git). Pure over text.
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { RenameSection } from '../ports/git.js';
