@@ -92,6 +92,9 @@ retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 }
 `;
 }
 
+/** A document the feature moves and edits. */
+const NOTES = `# calc notes\n\n${Array.from({ length: 30 }, (_, i) => `- note ${i}: helpers stay pure\n`).join('')}`;
+
 /** Builds the template in `dir`: main (clean) and feature (two bugs), checked out at feature. */
 export function buildTemplate(dir, opts = {}) {
   mkdirSync(dir, { recursive: true });
@@ -104,10 +107,15 @@ export function buildTemplate(dir, opts = {}) {
   write('REVIEW.md', criteria);
   write('revloop.config.yaml', config(opts));
   write('src/calc.js', CLEAN.join('\n'));
+  write('docs/notes.md', NOTES);
   git(dir, ['add', '-A']);
   git(dir, ['commit', '--quiet', '--no-gpg-sign', '-m', 'calc: base']);
   git(dir, ['checkout', '--quiet', '-b', 'feature']);
   write('src/calc.js', featureSource(opts.bugs ?? 2));
+  // A move with an edit: its prompts come from git's rename detection (Git.promptSections), which a
+  // resumed controller must ask again and get the same answer from (the same call keys).
+  git(dir, ['rm', '--quiet', 'docs/notes.md']);
+  write('docs/guide/notes.md', `${NOTES}- sums now skip missing values\n`);
   git(dir, ['add', '-A']);
   git(dir, ['commit', '--quiet', '--no-gpg-sign', '-m', 'calc: more helpers']);
   return { base: git(dir, ['rev-parse', 'main']), head: git(dir, ['rev-parse', 'feature']) };
