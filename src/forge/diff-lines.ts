@@ -36,6 +36,35 @@ export function patchSpans(patch: string): LineSpan[] {
   return spans;
 }
 
+/**
+ * The unchanged (context) lines of a unified patch: each one's new-side line
+ * number with its old-side one. GitLab places a comment on such a line only
+ * with both numbers (its discussions API); an added line takes the new one
+ * alone.
+ */
+export function unchangedLines(patch: string): Map<number, number> {
+  const out = new Map<number, number>();
+  let oldNext = 0;
+  let newNext = 0;
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    const h = FULL_HUNK.exec(line);
+    if (h) {
+      oldNext = Number(h[1]);
+      newNext = Number(h[2]);
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk) continue;
+    if (line.startsWith(' ')) out.set(newNext++, oldNext++);
+    else if (line.startsWith('+')) newNext++;
+    else if (line.startsWith('-')) oldNext++;
+  }
+  return out;
+}
+
+const FULL_HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
+
 /** The span holding both ends of `line..endLine`, or null when the range is not inside one hunk. */
 export function spanOf(lines: CommentableLines, path: string, line: number, endLine = line): LineSpan | null {
   for (const s of lines.get(path) ?? []) if (line >= s.first && endLine <= s.last) return s;

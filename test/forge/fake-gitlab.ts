@@ -118,21 +118,37 @@ export class FakeGitLab {
       return send(200, n);
     }
     if (method === 'POST' && p === `${mrPath}/discussions`) {
-      const pos = ['base_sha', 'start_sha', 'head_sha', 'position_type', 'new_path', 'new_line'].map(
-        (k) => `position[${k}]`,
-      );
-      const why = allow(['body', ...pos, 'position[old_path]', 'position[old_line]'], ['body', ...pos]);
+      // "Both position[old_path] and position[new_path] are required and must refer to the file path
+      // before and after the change"; a thread on an added line has new_line and no old_line, one on
+      // an unchanged line both (GitLab's discussions API documentation).
+      const pos = [
+        'base_sha',
+        'start_sha',
+        'head_sha',
+        'position_type',
+        'old_path',
+        'new_path',
+        'new_line',
+      ].map((k) => `position[${k}]`);
+      const why = allow(['body', ...pos, 'position[old_line]'], ['body', ...pos]);
       if (why) return bad(why);
       if (body['position[head_sha]'] !== this.mr.head || body['position[base_sha]'] !== this.mr.base)
         return send(400, { message: '400 Bad request - Note {:position=>["is incomplete"]}' });
       const line = Number(body['position[new_line]']);
-      if (!this.inDiff(String(body['position[new_path]']), line))
+      const path = String(body['position[new_path]']);
+      const oldLine =
+        body['position[old_line]'] === undefined ? undefined : Number(body['position[old_line]']);
+      const at = this.lineIn(path, line);
+      const file = this.mr.diffs.find((d) => d.new_path === path);
+      if (!at || file?.old_path !== body['position[old_path]'] || at.old !== oldLine)
         return send(400, {
           message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}',
         });
       const note = this.note(body.body as string, user.username, true);
       note.position = {
-        new_path: String(body['position[new_path]']),
+        old_path: String(body['position[old_path]']),
+        new_path: path,
+        ...(oldLine === undefined ? {} : { old_line: String(oldLine) }),
         new_line: String(line),
         head_sha: this.mr.head,
       };
@@ -201,18 +217,26 @@ export class FakeGitLab {
     return { id: this.seq++, body, author: { username }, resolvable, resolved: false, resolved_by: null };
   }
 
-  private inDiff(path: string, line: number): boolean {
+  /** A new-side line of the file's diff: added (no old line) or unchanged (with its old line); null if not in it. */
+  private lineIn(path: string, line: number): { old: number | undefined } | null {
     const f = this.mr.diffs.find((d) => d.new_path === path);
-    if (!f) return false;
+    if (!f) return null;
+    let oldNext = 0;
     let next = 0;
     for (const l of f.diff.split('\n')) {
-      const h = /^@@ -\S+ \+(\d+)/.exec(l);
-      if (h) next = Number(h[1]);
-      else if (l.startsWith('+') || l.startsWith(' ')) {
-        if (next === line) return true;
+      const h = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(l);
+      if (h) {
+        oldNext = Number(h[1]);
+        next = Number(h[2]);
+      } else if (l.startsWith('+')) {
+        if (next === line) return { old: undefined };
         next++;
-      }
+      } else if (l.startsWith(' ')) {
+        if (next === line) return { old: oldNext };
+        next++;
+        oldNext++;
+      } else if (l.startsWith('-')) oldNext++;
     }
-    return false;
+    return null;
   }
 }

@@ -86,8 +86,8 @@ describe('GitLab publication (invariant 17)', () => {
     const positions = gl.discussions.filter((d) => !d.individual_note).map((d) => d.notes[0]?.position);
     expect(positions).toEqual(
       expect.arrayContaining([
-        { new_path: 'src/calc.js', new_line: '14', head_sha: r.head },
-        { new_path: 'src/calc.js', new_line: '9', head_sha: r.head },
+        { old_path: 'src/calc.js', new_path: 'src/calc.js', new_line: '14', head_sha: r.head },
+        { old_path: 'src/calc.js', new_path: 'src/calc.js', new_line: '9', head_sha: r.head },
       ]),
     );
     expect(gl.discussions.some((d) => /@security/.test(d.notes[0]?.body ?? ''))).toBe(false);
@@ -182,6 +182,61 @@ describe('GitLab publication (invariant 17)', () => {
     expect(gl.discussions.some((d) => !d.individual_note && d.notes[0]?.body.includes('module state'))).toBe(
       false,
     );
+  });
+
+  it('on a file moved with an edit, each discussion names both paths, and an unchanged line by both numbers', async () => {
+    await p.close();
+    await r.cleanup();
+    const lines = Array.from({ length: 12 }, (_, i) => `export const v${i} = ${i};`);
+    r = await makeReviewRepo({
+      config: (a) => baseConfig(a),
+      files: { 'src/old.js': `${lines.join('\n')}\n` },
+      change: {
+        'src/new.js': `${lines.map((l, i) => (i === 5 ? 'export const v5 = -5;' : l)).join('\n')}\n`,
+      },
+    });
+    r.repo.git(['rm', '-q', 'src/old.js']);
+    const head = r.repo.commit('move and edit');
+    p = await inProcess(r.dir);
+    // GitLab's diffs of a merge request follow renames: the moved file is one entry, old and new path.
+    gl.mr.base = r.base;
+    gl.mr.start = r.base;
+    gl.mr.head = head;
+    gl.mr.diffs = r.repo
+      .git(['diff', '-M', '--no-color', '-U3', r.base, head])
+      .split(/^diff --git /m)
+      .slice(1)
+      .map((part) => ({
+        old_path: /^rename from (.+)$/m.exec(part)?.[1] ?? '',
+        new_path: /^rename to (.+)$/m.exec(part)?.[1] ?? '',
+        diff: part.slice(part.indexOf('\n@@') + 1),
+        deleted_file: false,
+      }));
+    expect(gl.mr.diffs.map((d) => [d.old_path, d.new_path])).toEqual([['src/old.js', 'src/new.js']]);
+    const at = (line: number, claim: string) => ({
+      severity: 'MAJOR',
+      file: 'src/new.js',
+      line,
+      claim,
+      failureScenario: `importing src/new.js and reading line ${line} shows it`,
+    });
+    r.plan({
+      'reviewer:correctness': [
+        { reply: findings(at(6, 'v5 flips its sign'), at(4, 'v3 is exported twice')) },
+      ],
+    });
+    const run = await review(p, r.dir, { headRef: r.branch });
+    await publish(run.run.id);
+    const positions = gl.discussions.filter((d) => !d.individual_note).map((d) => d.notes[0]?.position);
+    expect(positions).toEqual(
+      expect.arrayContaining([
+        // The edited line: added, the new number alone.
+        { old_path: 'src/old.js', new_path: 'src/new.js', new_line: '6', head_sha: head },
+        // An unchanged line of the hunk: both numbers.
+        { old_path: 'src/old.js', new_path: 'src/new.js', old_line: '4', new_line: '4', head_sha: head },
+      ]),
+    );
+    expect(positions).toHaveLength(2);
   });
 
   it('a token that cannot write publishes nothing and says what was refused', async () => {

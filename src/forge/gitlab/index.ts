@@ -1,7 +1,8 @@
 /**
  * The GitLab forge through @gitbeaker/rest: a merge request's summary note
  * (one per run), a discussion with a `position` (base, start and head SHAs,
- * new path and line) per standing blocker, resolved when it no longer
+ * old and new path, new line, and the old line too for an unchanged one) per
+ * standing blocker, resolved when it no longer
  * stands, and a commit status named `revloop` on the live head (an older
  * head's status is marked superseded). GitLab has
  * no batch review call, so a refusal after the summary note leaves the run
@@ -9,7 +10,7 @@
  */
 import { Gitlab } from '@gitbeaker/rest';
 import { countedWrite, type ExecuteResult, type ForgeAdapter } from '../adapter.js';
-import { type LineSpan, patchSpans } from '../diff-lines.js';
+import { type LineSpan, patchSpans, unchangedLines } from '../diff-lines.js';
 import { ForgeRefusedError } from '../errors.js';
 import { parseFindingMarker, parseRunMarker } from '../markers.js';
 import type { Conclusion, ForgeState, ForgeThread } from '../types.js';
@@ -45,6 +46,8 @@ export function gitlabAdapter(t: GitLabTarget, c: { token: string; apiUrl: strin
   const api = new Gitlab({ host: c.apiUrl.replace(/\/api\/v4\/?$/, ''), token: c.token });
   const where = `${t.project}!${t.mr}`;
   let refs = { base: '', start: '', head: '' };
+  /** Per new path, the diff's old path and its unchanged lines (new line -> old line). */
+  const sides = new Map<string, { oldPath: string; unchanged: Map<number, number> }>();
   const read = async <T>(what: string, p: Promise<T>): Promise<T> =>
     p.catch((err: unknown) => {
       throw refusal(what, 0, err);
@@ -66,7 +69,13 @@ export function gitlabAdapter(t: GitLabTarget, c: { token: string; apiUrl: strin
         read(`GET discussions of ${where}`, api.MergeRequestDiscussions.all(t.project, t.mr)),
       ]);
       const commentable = new Map<string, LineSpan[]>();
-      for (const f of diffs) if (!f.deleted_file && f.diff) commentable.set(f.new_path, patchSpans(f.diff));
+      for (const f of diffs) {
+        if (f.deleted_file || !f.diff) continue;
+        commentable.set(f.new_path, patchSpans(f.diff));
+        // A position names the file on both sides (a renamed file's old path) and an unchanged
+        // line by both numbers, or GitLab refuses it (its API documentation; `line_code` errors).
+        sides.set(f.new_path, { oldPath: f.old_path, unchanged: unchangedLines(f.diff) });
+      }
       const summaries: ForgeState['summaries'] = [];
       const threads: ForgeThread[] = [];
       for (const disc of discussions) {
@@ -132,19 +141,24 @@ export function gitlabAdapter(t: GitLabTarget, c: { token: string; apiUrl: strin
         check: null,
       };
       const step = countedWrite(out, refusal);
-      const discuss = (commitId: string, path: string, line: number, body: string) =>
-        step(`POST discussion on ${path}:${line}`, () =>
+      const discuss = (commitId: string, path: string, line: number, body: string) => {
+        const side = sides.get(path);
+        const oldLine = side?.unchanged.get(line);
+        return step(`POST discussion on ${path}:${line}`, () =>
           api.MergeRequestDiscussions.create(t.project, t.mr, body, {
             position: {
               baseSha: refs.base,
               startSha: refs.start,
               headSha: commitId,
               positionType: 'text',
+              oldPath: side?.oldPath ?? path,
               newPath: path,
               newLine: String(line),
+              ...(oldLine === undefined ? {} : { oldLine: String(oldLine) }),
             },
           }),
         );
+      };
       for (const a of plan.actions) {
         if (a.kind === 'create_summary') {
           const note = await step(`POST note on ${where}`, () =>
