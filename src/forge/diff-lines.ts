@@ -13,7 +13,8 @@ export interface LineSpan {
 
 export type CommentableLines = ReadonlyMap<string, readonly LineSpan[]>;
 
-const HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/;
+/** A hunk header: its old-side start, then its new-side start. */
+const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
 /** New-side spans of a unified patch (the `patch` field GitHub returns per file). */
 export function patchSpans(patch: string): LineSpan[] {
@@ -24,7 +25,7 @@ export function patchSpans(patch: string): LineSpan[] {
     const h = HUNK.exec(line);
     if (h) {
       if (cur && cur.last >= cur.first) spans.push(cur);
-      next = Number(h[1]);
+      next = Number(h[2]);
       cur = { first: next, last: next - 1 };
       continue;
     }
@@ -48,7 +49,7 @@ export function unchangedLines(patch: string): Map<number, number> {
   let newNext = 0;
   let inHunk = false;
   for (const line of patch.split('\n')) {
-    const h = FULL_HUNK.exec(line);
+    const h = HUNK.exec(line);
     if (h) {
       oldNext = Number(h[1]);
       newNext = Number(h[2]);
@@ -62,8 +63,6 @@ export function unchangedLines(patch: string): Map<number, number> {
   }
   return out;
 }
-
-const FULL_HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
 /** The span holding both ends of `line..endLine`, or null when the range is not inside one hunk. */
 export function spanOf(lines: CommentableLines, path: string, line: number, endLine = line): LineSpan | null {

@@ -11,7 +11,8 @@
  * `git diff` is. Pure over text; a diff without binary patches is returned as
  * it is (same prompts, same call keys).
  */
-import { headerNames } from './diff-sections.js';
+import { headerNames } from './diff-parse.js';
+import { firstLine } from './diff-sections.js';
 
 const FILE_HEADER = 'diff --git ';
 /** A line no hunk line can be (those start with ' ', '+', '-' or '\'), nor a header line. */
@@ -38,7 +39,7 @@ export function withoutBinaryPatches(diff: string): string {
 
 /** git's line for a binary change, from the section's header. */
 function binaryLine(header: string): string {
-  let [a, b] = headerNames(header);
+  let [a, b] = headerNames(firstLine(header));
   if (header.includes('\nnew file mode ')) a = '/dev/null';
   if (header.includes('\ndeleted file mode ')) b = '/dev/null';
   return `Binary files ${a} and ${b} differ\n`;

@@ -56,7 +56,7 @@ export function unquote(s: string): { value: string; rest: string } {
 }
 
 /** A path that is C-quoted only when it needs to be (`rename from` lines). */
-const plainPath = (raw: string): string => (raw.startsWith('"') ? unquote(raw).value : raw);
+export const plainPath = (raw: string): string => (raw.startsWith('"') ? unquote(raw).value : raw);
 
 /** A path from a `---`/`+++` line; null for /dev/null. */
 function sidePath(raw: string, prefix: string): string | null {
@@ -73,8 +73,18 @@ function sidePath(raw: string, prefix: string): string | null {
  */
 export function headerPath(header: string): string {
   if (header.startsWith('"')) return sidePath(header, 'a/') ?? '';
-  const len = (header.length - 5) / 2;
-  return Number.isInteger(len) && len > 0 ? header.slice(2, 2 + len) : header.slice(2);
+  const [a] = headerNames(header);
+  return a.length > 2 ? a.slice(2) : header.slice(2);
+}
+
+/**
+ * The two names of a `diff --git` header (given without `diff --git `), as
+ * written: without renames both name one path under `a/` and `b/`, quoted
+ * alike, so they are of equal length.
+ */
+export function headerNames(header: string): [string, string] {
+  const half = (header.length - 1) / 2;
+  return Number.isInteger(half) ? [header.slice(0, half), header.slice(half + 1)] : [header, header];
 }
 
 interface Section {

@@ -19,7 +19,7 @@
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { RenameSection } from '../ports/git.js';
-import { headerPath } from './diff-parse.js';
+import { headerNames, headerPath } from './diff-parse.js';
 
 const FILE_HEADER = 'diff --git ';
 
@@ -28,15 +28,11 @@ const FILE_HEADER = 'diff --git ';
  * pieces (the file header with each hunk), the only places it may be split.
  */
 export function diffSections(diff: string, pieceOver: number): DiffSection[] {
-  const starts: number[] = [];
-  if (diff.startsWith(FILE_HEADER)) starts.push(0);
-  for (let at = diff.indexOf(`\n${FILE_HEADER}`); at !== -1; at = diff.indexOf(`\n${FILE_HEADER}`, at + 1))
-    starts.push(at + 1);
+  const starts = sectionStarts(diff);
   const cut = starts.map((start, i): Cut => {
     const text = diff.slice(start, starts[i + 1] ?? diff.length);
     const bytes = Buffer.byteLength(text, 'utf8');
-    const line = text.indexOf('\n');
-    const path = headerPath(text.slice(FILE_HEADER.length, line === -1 ? text.length : line));
+    const path = headerPath(firstLine(text));
     const section: DiffSection = { path, text, bytes, at: start };
     const header = extendedHeader(text);
     const ids = blobIds(header);
@@ -48,6 +44,15 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
   });
   compactSections(cut, pieceOver);
   return cut.map((c) => c.section);
+}
+
+/** Where each file's `diff --git` line starts in a diff. */
+export function sectionStarts(diff: string): number[] {
+  const starts: number[] = [];
+  if (diff.startsWith(FILE_HEADER)) starts.push(0);
+  for (let at = diff.indexOf(`\n${FILE_HEADER}`); at !== -1; at = diff.indexOf(`\n${FILE_HEADER}`, at + 1))
+    starts.push(at + 1);
+  return starts;
 }
 
 /** A section with what its header says: the file's blob ids and, for a new or deleted file, its mode. */
@@ -107,14 +112,18 @@ export function withRenames(
   renames: readonly RenameSection[],
   pieceOver: number,
 ): DiffSection[] {
-  const lone = (side: 'new' | 'deleted', path: string) =>
-    sections.findIndex((s) => s.lone === side && s.path === path);
+  const lone = new Map<string, number>();
+  sections.forEach((s, i) => {
+    if (s.lone) lone.set(`${s.lone}\0${s.path}`, i);
+  });
   const out = [...sections];
   for (const r of renames) {
-    const from = lone('deleted', r.from);
-    const to = lone('new', r.to);
+    const from = lone.get(`deleted\0${r.from}`);
+    const to = lone.get(`new\0${r.to}`);
+    if (from === undefined || to === undefined) continue;
     const [gone, moved] = [out[from], out[to]];
-    if (from === -1 || to === -1 || !gone?.lone || !moved?.lone) continue;
+    // Each side pairs once: a second rename naming it finds it no longer lone.
+    if (!gone?.lone || !moved?.lone) continue;
     const { lone: _g, ...deleted } = gone;
     const { lone: _m, added: _a, ...renamed } = moved;
     replaceText(deleted, extendedHeader(gone.text));
@@ -136,20 +145,15 @@ function replaceText(section: DiffSection, text: string): void {
 
 /** `git diff -M`'s header of an exact rename, from the two sections' `diff --git` lines. */
 function renameHeader(deleted: string, added: string): string {
-  const [from] = headerNames(deleted);
-  const [, to] = headerNames(added);
+  const [from] = headerNames(firstLine(deleted));
+  const [, to] = headerNames(firstLine(added));
   return `diff --git ${from} ${to}\nsimilarity index 100%\nrename from ${unprefixed(from)}\nrename to ${unprefixed(to)}\n`;
 }
 
-/**
- * The two names of a `diff --git` line. Without renames both name one path
- * under `a/` and `b/`, quoted alike, so they are of equal length.
- */
-export function headerNames(header: string): [string, string] {
-  const eol = header.indexOf('\n');
-  const names = header.slice(FILE_HEADER.length, eol === -1 ? header.length : eol);
-  const half = (names.length - 1) / 2;
-  return [names.slice(0, half), names.slice(half + 1)];
+/** A section's `diff --git` line, without that prefix. */
+export function firstLine(section: string): string {
+  const eol = section.indexOf('\n');
+  return section.slice(FILE_HEADER.length, eol === -1 ? section.length : eol);
 }
 
 /** `a/x` as `x`, `"a/\303\251"` as `"\303\251"`: how `rename from` and `rename to` name a path. */

@@ -12,8 +12,8 @@
 import type { Git, RenameSection } from '../ports/git.js';
 import { CANONICAL_CONFIG, CANONICAL_DIFF_FLAGS } from './canonical-diff.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
-import { unquote } from './diff-parse.js';
-import { diffSections, withRenames } from './diff-sections.js';
+import { plainPath } from './diff-parse.js';
+import { diffSections, sectionStarts, withRenames } from './diff-sections.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 
@@ -23,17 +23,10 @@ import type { GitRunner } from './run.js';
  */
 export const RENAME_LIMIT = 1000;
 
-const FILE_HEADER = 'diff --git ';
-
-const RENAME_FLAGS: readonly string[] = [
-  ...CANONICAL_DIFF_FLAGS.flatMap((f) =>
-    f === '--no-renames'
-      ? ['--find-renames=50%', `-l${RENAME_LIMIT}`, '--diff-filter=R']
-      : f === '--binary'
-        ? []
-        : [f],
-  ),
-];
+/** The canonical diff's flags with git's rename detection in place of `--no-renames`, renames only. */
+const RENAME_FLAGS: readonly string[] = CANONICAL_DIFF_FLAGS.filter((f) => f !== '--binary').flatMap((f) =>
+  f === '--no-renames' ? ['--find-renames=50%', `-l${RENAME_LIMIT}`, '--diff-filter=R'] : [f],
+);
 
 export function renameOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'promptSections'> {
   async function renameSections(repo: string, base: string, head: string, paths: readonly string[]) {
@@ -75,19 +68,14 @@ export function renameOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'prom
 
 /** The sections of a `--diff-filter=R` diff, each with the two paths its `rename` lines name. */
 export function renamesOf(text: string): RenameSection[] {
+  const starts = sectionStarts(text);
   const out: RenameSection[] = [];
-  const starts: number[] = [];
-  if (text.startsWith(FILE_HEADER)) starts.push(0);
-  for (let at = text.indexOf(`\n${FILE_HEADER}`); at !== -1; at = text.indexOf(`\n${FILE_HEADER}`, at + 1))
-    starts.push(at + 1);
   starts.forEach((start, i) => {
     const section = text.slice(start, starts[i + 1] ?? text.length);
     const from = /\nrename from (.*)\n/.exec(section)?.[1];
     const to = /\nrename to (.*)\n/.exec(section)?.[1];
     if (from !== undefined && to !== undefined)
-      out.push({ from: pathOf(from), to: pathOf(to), text: section });
+      out.push({ from: plainPath(from), to: plainPath(to), text: section });
   });
   return out;
 }
-
-const pathOf = (raw: string): string => (raw.startsWith('"') ? unquote(raw).value : raw);
