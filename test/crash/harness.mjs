@@ -13,7 +13,7 @@
 // the summary of those done.
 // Exit 0 when no trial violated anything (and every boundary was killed at least
 // --min-boundary-hits times), 1 otherwise.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -190,10 +190,12 @@ async function main() {
       }
       results.push({ i, plan, trial, judged });
       const runId = readLedger(dir)?.runs[0]?.id;
-      if (runId) {
-        for (const e of readdirSync(join(tmpdir(), 'revloop-worktrees'), { withFileTypes: true })) {
-          if (e.name.includes(runId))
-            rmSync(join(tmpdir(), 'revloop-worktrees', e.name), { recursive: true, force: true });
+      // Checkouts outside the pool exist only where a trial needed one: on a machine (or a
+      // suite's own TMPDIR) where none was ever made, the directory is not there.
+      const outside = join(tmpdir(), 'revloop-worktrees');
+      if (runId && existsSync(outside)) {
+        for (const e of readdirSync(outside, { withFileTypes: true })) {
+          if (e.name.includes(runId)) rmSync(join(outside, e.name), { recursive: true, force: true });
         }
       }
       if (judged.violations.length === 0 && !o.keep) {
