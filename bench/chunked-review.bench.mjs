@@ -6,7 +6,9 @@
 // Two changes of that size: 2,000 new files (their diff carries them whole,
 // so the prompts repeat none of them), and the same 2,000 files grown from one
 // line each (modified: every chunk's prompt carries the files' content, read
-// from git within review.contextBytes). Both must meet the targets.
+// from git within review.contextBytes: each file keeps four unchanged lines
+// above its hunk, so its diff does not show it whole and its content is read).
+// Both must meet the targets.
 // The review runs three times, each on a fresh copy of the repository (a
 // second review of one revision would find its run admitted): the best
 // controller time of three against the best `git diff` of three, as the
@@ -29,6 +31,9 @@ function fileText(i) {
   return line.repeat(Math.ceil(FILE_BYTES / line.length));
 }
 
+/** A modified file's lines above its hunk (more than the diff's three lines of context). */
+const KEPT_ABOVE = (i) => [1, 2, 3, 4].map((k) => `// file ${i}, line ${k}\n`).join('');
+
 async function makeRepo(modified) {
   const { createFixtureRepo } = await import(dist('git/fixture-repo.js'));
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-p9-'));
@@ -37,7 +42,7 @@ async function makeRepo(modified) {
   const before = {};
   if (modified)
     for (let i = 0; i < FILES; i++)
-      before[`src/m${Math.floor(i / 100)}/f${i}.js`] = `export const v${i} = 0;\n`;
+      before[`src/m${Math.floor(i / 100)}/f${i}.js`] = `${KEPT_ABOVE(i)}export const v${i} = 0;\n`;
   await repo.commit(
     {
       ...before,
@@ -51,7 +56,8 @@ async function makeRepo(modified) {
   );
   await repo.branch('topic');
   const files = {};
-  for (let i = 0; i < FILES; i++) files[`src/m${Math.floor(i / 100)}/f${i}.js`] = fileText(i);
+  for (let i = 0; i < FILES; i++)
+    files[`src/m${Math.floor(i / 100)}/f${i}.js`] = `${modified ? KEPT_ABOVE(i) : ''}${fileText(i)}`;
   await repo.commit(files, 'a large change');
   const { signingKeyPath } = await import(dist('loop/write-record.js'));
   signingKeyPath(dir);

@@ -15,8 +15,12 @@ export interface DiffSection {
   bytes: number;
   /** The file's blob id at the revision, from the diff's `index` line (none for a deleted file). */
   blob?: string;
-  /** A new text file: its hunk holds every line of it (the section carries the file whole). */
-  added?: true;
+  /**
+   * The section carries the file whole: its one hunk holds every line of the
+   * file at the revision (a new text file, or one changed from its first line
+   * to its last), so its content need not be sent again as context.
+   */
+  whole?: true;
   /** Where `text` starts in the diff it was cut from (for chunks that are a run of whole sections). */
   at?: number;
   /** Present when the file alone is over the limit: its header with each hunk. */

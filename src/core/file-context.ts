@@ -110,7 +110,7 @@ function fenceFor(text: string): string {
 const REASON_WORDS: Record<OmitReason, string> = {
   over_budget: 'over the context budget',
   binary: 'binary',
-  in_diff: 'new files, whole in the diff above',
+  in_diff: 'whole in the diff above',
 };
 
 /** The prompt section: each included file fenced under its path, then the omitted ones by reason. */

@@ -38,6 +38,7 @@ import { createHash } from 'node:crypto';
 import type { Git } from '../ports/git.js';
 import { withoutBinaryPatches } from './binary-patches.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
+import { CONTEXT_LINES } from './diff-parse.js';
 import { DiffTooLargeError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
@@ -63,7 +64,7 @@ export const CANONICAL_DIFF_FLAGS: readonly string[] = [
   '--no-renames',
   '--diff-algorithm=myers',
   '--indent-heuristic',
-  '-U3',
+  `-U${CONTEXT_LINES}`,
   '--inter-hunk-context=0',
   '--src-prefix=a/',
   '--dst-prefix=b/',

@@ -7,6 +7,12 @@
 import type { ChangedFile, FileHunks, Hunk } from '../ports/git.js';
 
 /**
+ * Unchanged lines the canonical diff shows around each change (its `-U`):
+ * fewer after a hunk's last change means the file ended there.
+ */
+export const CONTEXT_LINES = 3;
+
+/**
  * The files a parsed patch changes, as `git diff --name-status` lists them:
  * a type change (file to symlink), which a patch shows as the path's deletion
  * then its creation, is one modified file.

@@ -19,7 +19,7 @@
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { RenameSection } from '../ports/git.js';
-import { headerNames, headerPath } from './diff-parse.js';
+import { CONTEXT_LINES, headerNames, headerPath } from './diff-parse.js';
 
 const FILE_HEADER = 'diff --git ';
 
@@ -37,13 +37,44 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
     const header = extendedHeader(text);
     const ids = blobIds(header);
     if (ids?.post !== undefined) section.blob = ids.post;
-    // A new text file's hunk holds every line of it: the section carries the file whole.
-    if (header.includes('\nnew file mode ') && text.startsWith('--- ', header.length)) section.added = true;
+    if (text.startsWith('--- ', header.length) && showsWholeFile(text, header)) section.whole = true;
     if (bytes > pieceOver) section.pieces = hunkPieces(text);
     return { section, header, ids, created: modeOf(header, 'new'), removed: modeOf(header, 'deleted') };
   });
   compactSections(cut, pieceOver);
   return cut.map((c) => c.section);
+}
+
+/**
+ * Whether a text section's hunks hold every line of the file at the revision.
+ * A new file's one hunk does. A changed file's does when it has one hunk, that
+ * hunk starts at the file's first line, and it ends at the file's last: git
+ * shows CONTEXT_LINES unchanged lines after a hunk's last change unless the
+ * file ends sooner, or ends without a newline (its marker follows the last
+ * line). Three trailing lines that happen to be the file's last look the same
+ * as three with more after them: not whole, and its content is read as before.
+ */
+function showsWholeFile(text: string, header: string): boolean {
+  if (header.includes('\nnew file mode ')) return true;
+  const hunk = text.indexOf('\n@@ ');
+  // Every line of a hunk starts with its marker, so a line starting `@@ ` is the next hunk.
+  if (hunk === -1 || text.indexOf('\n@@ ', hunk + 1) !== -1) return false;
+  if (!/^@@ -[0-9,]+ \+1(,[0-9]+)? @@/.test(text.slice(hunk + 1, hunk + 80))) return false;
+  let trailing = 0;
+  let end = text.endsWith('\n') ? text.length - 1 : text.length;
+  for (;;) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const mark = text[start];
+    if (mark === '\\') {
+      // No newline at the end: what it follows is the last line of a side; a context
+      // or added line is the last of the file at the revision.
+      const prev = text[text.lastIndexOf('\n', start - 2) + 1];
+      if (trailing === 0 && (prev === ' ' || prev === '+')) return true;
+    } else if (mark === ' ') trailing++;
+    else return trailing < CONTEXT_LINES;
+    if (trailing >= CONTEXT_LINES) return false;
+    end = start - 1;
+  }
 }
 
 /** Where each file's `diff --git` line starts in a diff. */
@@ -84,8 +115,8 @@ function compactSections(cut: Cut[], pieceOver: number): void {
     paired.add(from);
     paired.add(c);
     // The new side keeps its blob id (reads of its content at the revision ask by it), not
-    // `added`: its content is no longer in the diff, so context carries it.
-    delete c.section.added;
+    // `whole`: its content is no longer in the diff, so context carries it.
+    delete c.section.whole;
     replaceText(c.section, renameHeader(from.header, c.header));
   }
   for (const c of cut)
@@ -125,7 +156,7 @@ export function withRenames(
     // Each side pairs once: a second rename naming it finds it no longer lone.
     if (!gone?.lone || !moved?.lone) continue;
     const { lone: _g, ...deleted } = gone;
-    const { lone: _m, added: _a, ...renamed } = moved;
+    const { lone: _m, whole: _w, ...renamed } = moved;
     replaceText(deleted, extendedHeader(gone.text));
     replaceText(renamed, r.text);
     if (renamed.bytes > pieceOver) renamed.pieces = hunkPieces(renamed.text);

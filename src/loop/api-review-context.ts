@@ -27,7 +27,7 @@ export function apiReviewContext(
   ctx: RunContext,
   head: string,
   paths: readonly string[],
-  /** New files the prompt's diff holds whole (review-plan.ts): named, their content not repeated. */
+  /** Files the prompt's diff holds whole (review-plan.ts): named, their content not repeated. */
   wholeInDiff: ReadonlySet<string> = new Set(),
 ): (reviewer: Reviewer) => Promise<FileContext | undefined> {
   let read: Promise<FileContext> | undefined;

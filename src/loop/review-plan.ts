@@ -22,7 +22,7 @@ export interface ReviewPlan {
   isIgnored: IgnoreMatcher;
   /** Each file's blob id at the revision, where the diff's `index` line names it. */
   blobIds: ReadonlyMap<string, string>;
-  /** New files whose whole text rides in one chunk's diff (their content is not sent again). */
+  /** Files whose whole text rides in one chunk's diff (their content is not sent again). */
   wholeInDiff: ReadonlySet<string>;
 }
 
@@ -44,8 +44,8 @@ export function planReview(snapshot: Snapshot, diff: string, bySection: DiffSect
   const wholeInDiff = new Set<string>();
   for (const s of kept) {
     if (s.blob !== undefined) blobIds.set(s.path, s.blob);
-    // Within the limit, a section rides in one chunk: that chunk's diff holds the whole new file.
-    if (s.added && s.bytes <= limit) wholeInDiff.add(s.path);
+    // Within the limit, a section rides in one chunk: that chunk's diff holds the whole file.
+    if (s.whole && s.bytes <= limit) wholeInDiff.add(s.path);
   }
   return { files, ignored, chunks: plan.chunks, isIgnored, blobIds, wholeInDiff };
 }

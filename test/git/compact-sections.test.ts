@@ -113,7 +113,7 @@ it("cuts exact renames and large deletions to git's own headers, and leaves the 
     expect(s.pieces).toBeUndefined();
     expect(s.bytes).toBe(Buffer.byteLength(s.text));
     // A renamed file's content is not in the diff: context may carry it, by its blob id.
-    expect(s.added).toBeUndefined();
+    expect(s.whole).toBeUndefined();
   }
   expect(sections.find((s) => s.path === 'lib/big.js')?.blob).toBe(
     execFileSync('git', ['rev-parse', `${head}:lib/big.js`], { cwd: repo.dir, encoding: 'utf8' }).trim(),
@@ -152,7 +152,7 @@ it("pairs a move with an edit, or with a mode change, by git's rename detection,
     'src/large-gone.js': 'deleted',
     'src/small-gone.js': 'deleted',
   });
-  expect(sections.find((s) => s.path === 'lib/edited.js')?.added).toBeUndefined();
+  expect(sections.find((s) => s.path === 'lib/edited.js')?.whole).toBeUndefined();
 
   // Nothing both added and deleted whole: no git process, the pure sections as they are.
   const modified =

@@ -1,7 +1,7 @@
 /**
  * What a canonical diff's sections say of their files (diff-sections.ts), read
  * from a real repository's real diff: the blob id at the revision (so context
- * reads skip the tree walk) and whether the section carries a new text file
+ * reads skip the tree walk) and whether the section carries the file
  * whole (so its content is not sent twice). A wrong blob id would put another
  * file's content in a prompt; a wrong "whole" would leave a file out.
  */
@@ -36,21 +36,22 @@ afterAll(() => repo.cleanup());
 const blobAt = (rev: string, path: string) =>
   execFileSync('git', ['rev-parse', `${rev}:${path}`], { cwd: repo.dir, encoding: 'utf8' }).trim();
 
-it('each section names its blob at the revision and says whether it carries a new text file whole', async () => {
+it('each section names its blob at the revision and says whether it carries the file whole', async () => {
   const git = createGit();
   const diff = await git.diffText(repo.dir, base, head, 1 << 20);
   const got = Object.fromEntries(
-    git.diffSections(diff, 1 << 20).map((s) => [s.path, { blob: s.blob, added: s.added === true }]),
+    git.diffSections(diff, 1 << 20).map((s) => [s.path, { blob: s.blob, whole: s.whole === true }]),
   );
   expect(got).toEqual({
-    'empty.txt': { blob: blobAt(head, 'empty.txt'), added: false },
-    'gone.ts': { blob: undefined, added: false },
-    'kept.ts': { blob: blobAt(head, 'kept.ts'), added: false },
-    'logo.png': { blob: blobAt(head, 'logo.png'), added: false },
+    'empty.txt': { blob: blobAt(head, 'empty.txt'), whole: false },
+    'gone.ts': { blob: undefined, whole: false },
+    // A one-line file changed: its hunk shows every line of it (whole-sections.test.ts).
+    'kept.ts': { blob: blobAt(head, 'kept.ts'), whole: true },
+    'logo.png': { blob: blobAt(head, 'logo.png'), whole: false },
     // A mode change alone has no index line: no id, read by path.
-    'mode.sh': { blob: undefined, added: false },
-    'new file with space.ts': { blob: blobAt(head, 'new file with space.ts'), added: true },
-    'new.ts': { blob: blobAt(head, 'new.ts'), added: true },
+    'mode.sh': { blob: undefined, whole: false },
+    'new file with space.ts': { blob: blobAt(head, 'new file with space.ts'), whole: true },
+    'new.ts': { blob: blobAt(head, 'new.ts'), whole: true },
   });
 });
 
@@ -69,5 +70,5 @@ it('an "index" line inside a hunk is content, not the header', () => {
   ].join('\n');
   const [s] = git.diffSections(diff, 1 << 20);
   expect(s?.blob).toBeUndefined();
-  expect(s?.added).toBe(true);
+  expect(s?.whole).toBe(true);
 });

@@ -40,7 +40,7 @@ async function reviewClear(store: Store, dir: string) {
   return res;
 }
 
-it('the prompt carries the changed files within the budget, new files once; the attempt notes the structured reply', async () => {
+it('the prompt carries the changed files within the budget, a file the diff shows whole once; the attempt notes the structured reply', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-api-context-'));
   dirs.push(dir);
   const repo = await createFixtureRepo(dir);
@@ -51,22 +51,27 @@ it('the prompt carries the changed files within the budget, new files once; the 
     'review: { contextBytes: 2000, temperature: 0.2 }',
     '',
   ].join('\n');
-  const big = `${'// a long generated table\n'.repeat(200)}export const rows = [];\n`;
+  const head4 = '// header 1\n// header 2\n// header 3\n// header 4\n';
+  const big = `${head4}${'// a long generated table\n'.repeat(200)}export const rows = [];\n`;
   await repo.commit(
     {
       '.gitignore': '.revloop/\n',
       'REVIEW.md': '1. No lost updates.\n',
       'revloop.config.yaml': config,
-      'src/a.js': 'export const a = 1;\n',
+      'src/a.js':
+        'export const a = 1;\n// unchanged context line\n// one\n// two\n// three\nexport const b = 0;\n',
+      'src/rewritten.js': 'export const r = 0;\n',
       'src/gone.js': 'export const gone = 1;\n',
-      'src/big.js': 'export const rows = [];\n',
+      'src/big.js': `${head4}export const rows = [];\n`,
     },
     'base',
   );
   await repo.branch('topic');
   await repo.commit(
     {
-      'src/a.js': 'export const a = 1;\n// unchanged context line\nexport const b = a + 1;\n',
+      'src/a.js':
+        'export const a = 1;\n// unchanged context line\n// one\n// two\n// three\nexport const b = a + 1;\n',
+      'src/rewritten.js': 'export const r = 1;\n',
       'src/big.js': big,
       'src/new.js': 'export const fresh = 2;\n',
       'src/gone.js': null,
@@ -85,9 +90,10 @@ it('the prompt carries the changed files within the budget, new files once; the 
     expect(shared?.text).toContain('### src/a.js\n```\nexport const a = 1;\n// unchanged context line\n');
     expect(shared?.text).toContain('Not included (over the context budget): src/big.js');
     expect(shared?.text).not.toContain('a long generated table\n// a long');
-    // A new file is in the diff whole: named, not sent twice.
-    expect(shared?.text).toContain('Not included (new files, whole in the diff above): src/new.js');
+    // A new file, and a file whose one hunk shows every line of it, are in the diff whole: named, not sent twice.
+    expect(shared?.text).toContain('Not included (whole in the diff above): src/new.js, src/rewritten.js');
     expect(shared?.text).not.toContain('### src/new.js');
+    expect(shared?.text).not.toContain('### src/rewritten.js');
     expect(shared?.text).toContain('+export const fresh = 2;');
     // A deleted file has no post-change content.
     expect(shared?.text).not.toContain('### src/gone.js');
@@ -161,10 +167,10 @@ it("an ignored file is in no prompt: not the API reviewer's file context, nor th
     const runId = res.kind === 'run' ? res.run.id : '';
     const roles = (await store.listVerdicts(runId)).map((v) => v.role);
     expect(roles).toEqual(['reviewer', 'refuter', 'fixer', 'reviewer']);
-    // What the endpoint was sent: the kept file's content, never the ignored one's.
+    // What the endpoint was sent: the kept file (a one-line file, whole in the diff), never the ignored one.
     expect(server.requests).toHaveLength(2);
     for (const req of server.requests) {
-      expect(req.body).toContain('### src/a.js');
+      expect(req.body).toContain('Not included (whole in the diff above): src/a.js');
       expect(req.body).not.toContain('VENDOR_TEXT');
       expect(req.body).not.toContain('vendor/lib.js');
     }
