@@ -105,7 +105,8 @@ interface Section {
   hunks: Hunk[];
 }
 
-const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+/** A hunk header: old start and count, new start and count (a count of 1 is left out). */
+export const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
 /** One file of a parsed patch; `added`/`deleted` when absent on the old/new side. */
 export interface PatchFile extends FileHunks {

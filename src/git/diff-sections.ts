@@ -19,7 +19,7 @@
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { RenameSection } from '../ports/git.js';
-import { CONTEXT_LINES, headerNames, headerPath } from './diff-parse.js';
+import { CONTEXT_LINES, HUNK, headerNames, headerPath } from './diff-parse.js';
 
 const FILE_HEADER = 'diff --git ';
 
@@ -57,9 +57,12 @@ export function diffSections(diff: string, pieceOver: number): DiffSection[] {
 function showsWholeFile(text: string, header: string): boolean {
   if (header.includes('\nnew file mode ')) return true;
   const hunk = text.indexOf('\n@@ ');
+  // The header first: a hunk not at line 1 settles it without scanning the section.
+  if (hunk === -1) return false;
+  const eol = text.indexOf('\n', hunk + 1);
+  if (HUNK.exec(text.slice(hunk + 1, eol === -1 ? text.length : eol))?.[3] !== '1') return false;
   // Every line of a hunk starts with its marker, so a line starting `@@ ` is the next hunk.
-  if (hunk === -1 || text.indexOf('\n@@ ', hunk + 1) !== -1) return false;
-  if (!/^@@ -[0-9,]+ \+1(,[0-9]+)? @@/.test(text.slice(hunk + 1, hunk + 80))) return false;
+  if (text.indexOf('\n@@ ', hunk + 1) !== -1) return false;
   let trailing = 0;
   let end = text.endsWith('\n') ? text.length - 1 : text.length;
   for (;;) {
