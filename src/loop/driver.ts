@@ -117,11 +117,8 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
     h.before?.();
     boundary(`before:${stage}`);
     deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
+    // Each stage notes the row its completion recorded (Store.completeStage returns it): no read back.
     await h.run();
-    // Only the row just recorded: reading every stage back re-parsed the round's review
-    // result (a 2,000-file coverage) after each later stage (P9).
-    const row = await deps.store.getStage(ctx.run.id, round, stage);
-    if (row) ctx.noteStage(row);
   };
   const hasChecks = () => s.checks.length > 0;
 

@@ -139,8 +139,12 @@ export interface Store {
    * together, whose verdicts nothing has used yet (a chunked review round).
    */
   recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]>;
-  /** Invariant 5: the stage result, its completion mark and its side rows in one transaction. */
-  completeStage(lease: Lease, c: StageCompletion): Promise<void>;
+  /**
+   * Invariant 5: the stage result, its completion mark and its side rows in one
+   * transaction. Returns the stage's row as recorded (the earlier one when this
+   * completion repeats it), so the caller need not read it back.
+   */
+  completeStage(lease: Lease, c: StageCompletion): Promise<StageRow>;
   /** Ends the run and releases its lease, in one transaction. */
   finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
 

@@ -274,12 +274,12 @@ export class MemoryStore implements Store {
     return { inserted: true, verdict: parseVerdictRow(copyJson(row)) };
   }
 
-  async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
+  async completeStage(lease: Lease, c: StageCompletion): Promise<StageRow> {
     const r = this.fenced(lease);
     const had = this.stages.find((s) => s.runId === r.id && s.round === c.round && s.stage === c.stage);
     if (had) {
       if (!sameJson(had.result, c.result)) throw new StageConflictError(r.id, c.round, c.stage);
-      return;
+      return parseStageRow(copyJson(had));
     }
     // Validate every side row before touching anything: all or nothing (invariant 5).
     for (const f of c.findings ?? [])
@@ -290,14 +290,15 @@ export class MemoryStore implements Store {
       if (!fresh.has(x.findingId) && (!f || f.runId !== r.id)) throw new UnknownFindingError(x.findingId);
     }
     const now = this.now();
-    this.stages.push({
+    const row = {
       runId: r.id,
       round: c.round,
       stage: c.stage,
       snapshotKey: r.snapshotKey,
       result: copyJson(c.result ?? null),
       completedAt: now,
-    });
+    };
+    this.stages.push(row);
     for (const f of c.findings ?? [])
       this.findings.set(f.id, {
         ...copyJson(f),
@@ -312,6 +313,7 @@ export class MemoryStore implements Store {
     if (c.run?.costUsd !== undefined) r.costUsd = c.run.costUsd;
     if (c.run?.roundsDone !== undefined) r.roundsDone = c.run.roundsDone;
     r.updatedAt = now;
+    return parseStageRow(copyJson(row));
   }
 
   async finishRun(lease: Lease, end: RunEnd): Promise<RunRow> {

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/core/ledger.js';
 import { RUN_TRANSITIONS } from '../../src/core/run-state.js';
-import type { RunEnd, Store } from '../../src/ports/store.js';
+import type { RunEnd, StageCompletion, Store } from '../../src/ports/store.js';
 import {
   admitInput,
   clear,
@@ -506,6 +506,13 @@ export function runStoreContract(
           [1, 'refute', refuteResult()],
           [1, 'fix', fixResult({ commit: 'c2' })],
         ]);
+        // The row a completion returns is the row a later read gives, field for field (the
+        // driver keeps it instead of reading it back); a repeated completion returns the first.
+        const checks: StageCompletion = { round: 2, stage: 'checks', result: { head: 'c2', results: [] } };
+        const checked = await store.completeStage(lease, checks);
+        expect(checked).toEqual(await store.getStage(lease.runId, 2, 'checks'));
+        expect(checked).toMatchObject({ runId: lease.runId, snapshotKey: stages[0]!.snapshotKey });
+        expect(await store.completeStage(lease, checks)).toEqual(checked);
         // One stage read alone is the row the list holds; a stage not completed is null.
         expect(await store.getStage(lease.runId, 1, 'refute')).toEqual(stages[1]);
         expect(await store.getStage(lease.runId, 1, 'decide')).toBeNull();

@@ -23,5 +23,5 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   }
   const result: ChecksResult = { head, results };
   ctx.deps.crashPoint?.('before-complete:checks');
-  await ctx.deps.store.completeStage(lease, { round, stage: 'checks', result });
+  ctx.noteStage(await ctx.deps.store.completeStage(lease, { round, stage: 'checks', result }));
 }

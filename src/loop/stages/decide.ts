@@ -65,7 +65,9 @@ export async function decideStage(
     decision,
   };
   ctx.deps.crashPoint?.('before-complete:decide');
-  await store.completeStage(lease, { round, stage: 'decide', result, run: { roundsDone: round } });
+  ctx.noteStage(
+    await store.completeStage(lease, { round, stage: 'decide', result, run: { roundsDone: round } }),
+  );
   return result;
 }
 

@@ -156,13 +156,15 @@ export async function fixStage(
     ...(reply.userTreeChanged ? { userTreeChanged: reply.userTreeChanged } : {}),
   };
   ctx.deps.crashPoint?.('before-complete:fix');
-  await store.completeStage(lease, {
-    round,
-    stage: 'fix',
-    result,
-    disputes,
-    run: { head: next },
-  });
+  ctx.noteStage(
+    await store.completeStage(lease, {
+      round,
+      stage: 'fix',
+      result,
+      disputes,
+      run: { head: next },
+    }),
+  );
   ctx.movedTo(next);
   return result;
 }

@@ -65,10 +65,12 @@ export async function refuteStage(
     await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record', fresh)]);
   }
   ctx.deps.crashPoint?.('before-complete:refute');
-  await ctx.deps.store.completeStage(lease, {
-    round,
-    stage: 'refute',
-    result,
-    refutations,
-  });
+  ctx.noteStage(
+    await ctx.deps.store.completeStage(lease, {
+      round,
+      stage: 'refute',
+      result,
+      refutations,
+    }),
+  );
 }

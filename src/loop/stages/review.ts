@@ -105,12 +105,14 @@ export async function reviewStage(
   };
   // No run spend here: the store adds every cent as it is recorded, paid rejections included (invariant 12).
   ctx.deps.crashPoint?.('before-complete:review');
-  await ctx.deps.store.completeStage(lease, {
-    round,
-    stage: 'review',
-    result,
-    findings,
-  });
+  ctx.noteStage(
+    await ctx.deps.store.completeStage(lease, {
+      round,
+      stage: 'review',
+      result,
+      findings,
+    }),
+  );
 }
 
 async function scopeFacts(

@@ -16,7 +16,7 @@ import type {
   Settlement,
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
-import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
+import type { NewVerdict, StageRow, VerdictRow } from '../../core/stage-results.js';
 import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
@@ -39,6 +39,7 @@ import {
 import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
   type Raw,
+  recordedStage,
   toAttempt,
   toFinding,
   toJudgement,
@@ -395,22 +396,24 @@ export class PostgresStore implements Store {
     return { inserted: ins.rowCount === 1, verdict: toVerdict(row!) };
   }
 
-  async completeStage(lease: Lease, s: StageCompletion): Promise<void> {
-    await this.fenced(lease, async (c) => {
-      const had = await this.one(
-        c,
-        'SELECT result FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3',
-        [lease.runId, s.round, s.stage],
-      );
+  async completeStage(lease: Lease, s: StageCompletion): Promise<StageRow> {
+    return this.fenced(lease, async (c) => {
+      const had = await this.one(c, 'SELECT * FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3', [
+        lease.runId,
+        s.round,
+        s.stage,
+      ]);
       if (had) {
         if (!sameJson(JSON.parse(String(had.result)), s.result ?? null))
           throw new StageConflictError(lease.runId, s.round, s.stage);
-        return;
+        return toStage(had);
       }
-      await c.query(
+      const result = toJson(s.result);
+      const inserted = await c.query(
         `INSERT INTO stages (run_id, round, stage, snapshot_key, result, completed_at)
-         SELECT id, $2, $3, snapshot_key, $4::jsonb, ${NOW} FROM runs WHERE id = $1`,
-        [lease.runId, s.round, s.stage, toJson(s.result)],
+         SELECT id, $2, $3, snapshot_key, $4::jsonb, ${NOW} FROM runs WHERE id = $1
+         RETURNING run_id, snapshot_key, completed_at`,
+        [lease.runId, s.round, s.stage, result],
       );
       for (const f of s.findings ?? [])
         await c.query(
@@ -445,6 +448,7 @@ export class PostgresStore implements Store {
            rounds_done = coalesce($4, rounds_done), updated_at = ${NOW} WHERE id = $1`,
         [lease.runId, s.run?.head ?? null, s.run?.costUsd ?? null, s.run?.roundsDone ?? null],
       );
+      return recordedStage(s, inserted.rows[0], result);
     });
   }
 

@@ -14,7 +14,7 @@ import type {
   RunRow,
   Settlement,
 } from '../../core/ledger.js';
-import type { StageRow, VerdictRow } from '../../core/stage-results.js';
+import type { StageCompletion, StageRow, VerdictRow } from '../../core/stage-results.js';
 import { parseJudgementReply, parseStageRow, parseVerdictRow } from '../../core/stored-rows.js';
 import type {
   EndReason,
@@ -66,6 +66,23 @@ export const toRound = (r: Raw): RoundRow => ({
   head: str(r.head),
   startedAt: num(r.started_at),
 });
+
+/**
+ * The row a completion just inserted, from the columns the insert returned
+ * and the result's own JSON text: what reading it back gives, without that
+ * read's schema parse. The result was typed by its stage when it was built,
+ * and the stage schemas neither default nor transform, so the parse would
+ * return the same value; it cost 20 ms on a 2,000-file review result (P9).
+ */
+export const recordedStage = (c: StageCompletion, inserted: Raw | undefined, resultJson: string): StageRow =>
+  ({
+    runId: str(inserted?.run_id),
+    round: c.round,
+    stage: c.stage,
+    snapshotKey: str(inserted?.snapshot_key),
+    result: JSON.parse(resultJson),
+    completedAt: num(inserted?.completed_at),
+  }) as StageRow;
 
 /** The result is parsed by its stage's schema on the way out (core/stored-rows.ts). */
 export const toStage = (r: Raw): StageRow =>

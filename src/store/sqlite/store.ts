@@ -18,7 +18,7 @@ import type {
   Settlement,
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
-import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
+import type { NewVerdict, StageRow, VerdictRow } from '../../core/stage-results.js';
 import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
 import type {
   AdmitInput,
@@ -42,6 +42,7 @@ import {
 import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
   type Raw,
+  recordedStage,
   toAttempt,
   toFinding,
   toJudgement,
@@ -436,11 +437,11 @@ export class SqliteStore implements Store {
     return { inserted: n === 1, verdict: toVerdict(row!) };
   }
 
-  async completeStage(lease: Lease, c: StageCompletion): Promise<void> {
-    this.write(() => {
+  async completeStage(lease: Lease, c: StageCompletion): Promise<StageRow> {
+    return this.write(() => {
       this.fence(lease);
       const had = this.one(
-        'SELECT result FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
+        'SELECT * FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
         lease.runId,
         c.round,
         c.stage,
@@ -448,15 +449,16 @@ export class SqliteStore implements Store {
       if (had) {
         if (!sameJson(JSON.parse(String(had.result)), c.result ?? null))
           throw new StageConflictError(lease.runId, c.round, c.stage);
-        return;
+        return toStage(had);
       }
       const now = this.now();
-      this.exec(
+      const result = toJson(c.result);
+      const inserted = this.one(
         `INSERT INTO stages (run_id, round, stage, snapshot_key, result, completed_at)
-         SELECT id, ?, ?, snapshot_key, ?, ? FROM runs WHERE id = ?`,
+         SELECT id, ?, ?, snapshot_key, ?, ? FROM runs WHERE id = ? RETURNING run_id, snapshot_key, completed_at`,
         c.round,
         c.stage,
-        toJson(c.result),
+        result,
         now,
         lease.runId,
       );
@@ -489,6 +491,7 @@ export class SqliteStore implements Store {
         now,
         lease.runId,
       );
+      return recordedStage(c, inserted, result);
     });
   }
 
