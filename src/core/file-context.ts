@@ -6,6 +6,7 @@
  * next ones are still tried, so one large file does not starve the rest.
  * Pure: the review stage reads the files and passes them in.
  */
+import { longestBacktickRun } from './backtick-runs.js';
 
 export interface FileContext {
   /** Whole files, in path order. */
@@ -102,9 +103,7 @@ function pick(
 
 /** A fence longer than any run of backticks in the text, so no file can close it early. */
 function fenceFor(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
+  return '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
 }
 
 const REASON_WORDS: Record<OmitReason, string> = {

@@ -4,6 +4,7 @@
  * characters that hide text. Everything a reviewer wrote passes through here
  * before it reaches a forge.
  */
+import { longestBacktickRun } from '../core/backtick-runs.js';
 
 // C0/C1 controls (tab and newline kept), bidi embeddings, overrides and isolates, zero-width marks.
 const INVISIBLE =
@@ -41,6 +42,6 @@ export function codeText(text: string): string {
 
 /** A fence longer than any backtick run in `text`, so the text cannot close it. */
 export function fenceFor(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const longest = Math.max(2, longestBacktickRun(text));
   return '`'.repeat(longest + 1);
 }

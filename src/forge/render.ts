@@ -2,6 +2,7 @@
  * The text revloop writes to a forge. Every reviewer-written string passes
  * through `neutralise`; every body starts with its hidden marker.
  */
+import { longestBacktickRun } from '../core/backtick-runs.js';
 import { findingMarker, runMarker } from './markers.js';
 import { codeText, fenceFor, neutralise } from './neutralise.js';
 import type { ForgeName, PriorSettlement, RecordCheck, RunView, Suggestion, ViewFinding } from './types.js';
@@ -15,7 +16,7 @@ const range = (f: Pick<ViewFinding, 'file' | 'line' | 'endLine'>): string =>
 /** An inline code span that no backtick in `s` can close. */
 const code = (s: string): string => {
   const t = codeText(s).replace(/\n/g, ' ');
-  const n = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length)) + 1;
+  const n = longestBacktickRun(t) + 1;
   const f = '`'.repeat(n);
   return n > 1 ? `${f} ${t} ${f}` : `${f}${t}${f}`;
 };
