@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { patchSpans, spanOf } from '../../src/forge/diff-lines.js';
 import { findingMarker, parseFindingMarker, parseRunMarker } from '../../src/forge/markers.js';
 import { neutralise } from '../../src/forge/neutralise.js';
+import { MAX_BODY, standingBody } from '../../src/forge/render.js';
 import { suggestLines } from '../../src/forge/suggestion.js';
+import type { ViewFinding } from '../../src/forge/types.js';
 
 describe('neutralise', () => {
   it.each([
@@ -114,5 +116,37 @@ describe("the fixer's suggestion", () => {
         10,
       ),
     ).toEqual({ line: 3, endLine: 3, text: 'THREE' });
+  });
+});
+
+describe('a suggestion with more backtick runs than Math.max takes as arguments', () => {
+  it('is rendered in a fence longer than any of them, and the body is clipped after', () => {
+    const f: ViewFinding = {
+      id: 'f1',
+      fingerprint: 'fp',
+      round: 1,
+      revision: 'a'.repeat(40),
+      reviewer: 'r',
+      severity: 'MAJOR',
+      file: 'dist/app.min.js',
+      line: 1,
+      endLine: 1,
+      claim: 'a template literal is never closed',
+      failureScenario: null,
+      violatedClause: null,
+      because: null,
+      why: null,
+    };
+    // A minified line of 150,000 template literals, one of them opened with a run of three.
+    const text = `${'`x`;'.repeat(150_000)}\`\`\`y\`\`\`;`;
+    const body = standingBody(
+      f,
+      'run1',
+      f.revision,
+      { findingId: 'f1', line: 1, endLine: 1, text },
+      'github',
+    );
+    expect(body).toContain('````suggestion\n');
+    expect(body.length).toBeLessThanOrEqual(MAX_BODY + 100);
   });
 });
