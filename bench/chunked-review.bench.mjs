@@ -13,9 +13,16 @@
 // second review of one revision would find its run admitted): the best
 // controller time of three against the best `git diff` of three, as the
 // loop benches take their best; coverage and peak RSS must hold in all three.
+// Beside each review, a second child times the floor: what any review of the
+// change must do under the invariants, each piece alone, on the same bytes
+// (the canonical diff streamed and hashed, invariant 3; the review's own 106
+// prompts hashed and saved atomically, invariant 5; an attempt begun per
+// call and the verdicts group-committed, invariant 6). Printed beside the
+// ratio, not part of the verdict: it says how far the target is from the
+// design's floor, serial and with the prompt saves overlapped with the diff.
 // BENCH_CHILD_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the child.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +110,64 @@ async function child(dir) {
   );
 }
 
+/**
+ * The floor child: on a copy the review child used, the invariants' own work
+ * timed piece by piece (best of three), as JSON on stdout.
+ */
+async function floorChild(dir) {
+  const { createGit } = await import(dist('git/index.js'));
+  const { PromptFiles, promptsDir } = await import(dist('io/prompt-files.js'));
+  const { sha256 } = await import(dist('io/hash.js'));
+  const { default: Database } = await import('better-sqlite3');
+  const git = createGit();
+  const rev = (r) => execFileSync('git', ['rev-parse', r], { cwd: dir, encoding: 'utf8' }).trim();
+  const [base, head] = [rev('main'), rev('topic')];
+  const stored = join(dir, '.revloop', 'prompts');
+  const prompts = readdirSync(stored).map((f) => readFileSync(join(stored, f)));
+  const best = { diffMs: Infinity, promptsMs: Infinity, ledgerMs: Infinity };
+  for (let k = 0; k < 3; k++) {
+    let t = performance.now();
+    await git.diffRead(dir, base, head, Number.POSITIVE_INFINITY);
+    best.diffMs = Math.min(best.diffMs, performance.now() - t);
+    // As many saves under way as the review keeps (its concurrency plus the prompts built ahead).
+    const files = new PromptFiles(join(dir, '.revloop', `floor-${k}`));
+    t = performance.now();
+    const running = new Set();
+    for (const bytes of prompts) {
+      const p = files.save(sha256(bytes), bytes).finally(() => running.delete(p));
+      running.add(p);
+      if (running.size >= 7) await Promise.race(running);
+    }
+    await Promise.all(running);
+    best.promptsMs = Math.min(best.promptsMs, performance.now() - t);
+    const db = new Database(join(dir, '.revloop', `floor-${k}.db`));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE attempts (call_key TEXT PRIMARY KEY, status TEXT NOT NULL, reply TEXT)');
+    const begin = db.prepare('INSERT INTO attempts (call_key, status) VALUES (?, ?)');
+    const end = db.prepare('UPDATE attempts SET status = ?, reply = ? WHERE call_key = ?');
+    const [normal, full] = [
+      db.prepare('PRAGMA synchronous = NORMAL'),
+      db.prepare('PRAGMA synchronous = FULL'),
+    ];
+    const reply = JSON.stringify({ verdict: 'pass', findings: [] });
+    t = performance.now();
+    for (let i = 0; i < prompts.length; i++) {
+      normal.run();
+      db.transaction(() => begin.run(`call-${i}`, 'started')).immediate();
+      full.run();
+      if (i % 16 === 15 || i === prompts.length - 1)
+        db.transaction(() => {
+          for (let j = i - (i % 16); j <= i; j++) end.run('ok', reply, `call-${j}`);
+        }).immediate();
+    }
+    best.ledgerMs = Math.min(best.ledgerMs, performance.now() - t);
+    db.close();
+    rmSync(promptsDir(join(dir, '.revloop', `floor-${k}`)), { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify({ ...best, prompts: prompts.length }));
+}
+
 async function scenario(modified) {
   const dir = await makeRepo(modified);
   try {
@@ -115,6 +180,7 @@ async function scenario(modified) {
     }
     const me = fileURLToPath(import.meta.url);
     const runs = [];
+    let floor;
     for (let i = 0; i < RUNS; i++) {
       const copy = mkdtempSync(join(tmpdir(), 'revloop-bench-p9-run-'));
       try {
@@ -126,6 +192,11 @@ async function scenario(modified) {
         );
         if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
         runs.push(JSON.parse(out.stdout));
+        if (i === 0) {
+          const f = spawnSync(process.execPath, [me, '--floor', copy], { encoding: 'utf8' });
+          if (f.status !== 0) throw new Error(`floor child failed: ${f.stderr}`);
+          floor = JSON.parse(f.stdout);
+        }
       } finally {
         rmSync(copy, { recursive: true, force: true });
       }
@@ -145,11 +216,19 @@ async function scenario(modified) {
         `${kind}: peak RSS ${maxRssMb.toFixed(0)} MB (highest of ${RUNS} runs)`,
         `${kind}: stages started at (ms, best run): ${r.marks.join(', ')}`,
         `${kind}: controller time ${controllerMs.toFixed(0)} ms, best of ${RUNS} (${runs.map((x) => controller(x).toFixed(0)).join(', ')}; wall ${r.ms.toFixed(0)} ms less ${r.reviewerMs.toFixed(0)} ms in reviewer calls); git diff ${diffMs.toFixed(0)} ms (best of 3): ${ratio.toFixed(2)}x`,
+        floorLine(kind, floor, diffMs),
       ],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The invariants' floor beside the target: serial, and with the prompt saves under the diff's shadow. */
+function floorLine(kind, f, diffMs) {
+  const x = (ms) => `${(ms / diffMs).toFixed(2)}x`;
+  const serial = f.diffMs + f.promptsMs + f.ledgerMs;
+  return `${kind}: floor (not the verdict): diff read and hashed ${f.diffMs.toFixed(0)} ms, ${f.prompts} prompts hashed and saved ${f.promptsMs.toFixed(0)} ms, attempts and verdicts ${f.ledgerMs.toFixed(0)} ms: ${x(serial)} serial, ${x(f.diffMs + f.ledgerMs)} with the saves overlapping the diff`;
 }
 
 export default async function () {
@@ -164,3 +243,4 @@ export default async function () {
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3]);
+if (process.argv[2] === '--floor') await floorChild(process.argv[3]);
