@@ -97,8 +97,15 @@ describe('PromptFiles: prompts kept by digest, for audit', () => {
   });
 });
 
-/** Waits (by turns of the event loop, not by time) until `cond` holds. */
+/**
+ * Waits until `cond` holds. What it waits for is real file I/O in the thread
+ * pool, whose speed is the machine's: a bound by turns of the event loop
+ * (10,000 of them) ran out on a busy 2-core box before a rename landed. The
+ * bound is a minute of wall time, there only so that a hang fails instead of
+ * blocking the suite; the verdict does not rest on it.
+ */
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !cond(); i++) await new Promise((r) => setImmediate(r));
+  const deadline = Date.now() + 60_000;
+  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
   expect(cond()).toBe(true);
 }
