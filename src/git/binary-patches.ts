@@ -11,15 +11,14 @@
  * `git diff` is. Pure over text; a diff without binary patches is returned as
  * it is (same prompts, same call keys).
  */
-import { headerNames } from './diff-parse.js';
+import { FILE_HEADER, headerNames } from './diff-parse.js';
 import { firstLine } from './diff-sections.js';
 
-const FILE_HEADER = 'diff --git ';
 /** A line no hunk line can be (those start with ' ', '+', '-' or '\'), nor a header line. */
-const MARK = '\nGIT binary patch\n';
+export const BINARY_PATCH_MARK = '\nGIT binary patch\n';
 
 export function withoutBinaryPatches(diff: string): string {
-  let mark = diff.indexOf(MARK);
+  let mark = diff.indexOf(BINARY_PATCH_MARK);
   if (mark === -1) return diff;
   const out: string[] = [];
   let from = 0;
@@ -31,7 +30,7 @@ export function withoutBinaryPatches(diff: string): string {
     const end = next === -1 ? diff.length : next + 1;
     out.push(diff.slice(from, mark + 1), binaryLine(diff.slice(start, mark + 1)));
     from = end;
-    mark = next === -1 ? -1 : diff.indexOf(MARK, next);
+    mark = next === -1 ? -1 : diff.indexOf(BINARY_PATCH_MARK, next);
   }
   out.push(diff.slice(from));
   return out.join('');

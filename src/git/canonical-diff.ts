@@ -35,10 +35,10 @@
  * that change diff output itself.
  */
 import { createHash } from 'node:crypto';
-import type { Git } from '../ports/git.js';
-import { withoutBinaryPatches } from './binary-patches.js';
+import type { DiffRead, Git } from '../ports/git.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { CONTEXT_LINES } from './diff-parse.js';
+import { DiffTextCollector } from './diff-text-collector.js';
 import { DiffTooLargeError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
@@ -96,30 +96,31 @@ export function canonicalDiffOps(
     head: string,
     keepUpTo: number,
     stopPast: boolean,
-  ): Promise<{ cut: true } | { cut: false; digest: string; text: string | null }> {
+  ): Promise<{ cut: true } | ({ cut: false } & DiffRead)> {
     assertRev(repo, base);
     assertRev(repo, head);
     const dir = await commonDir(repo);
     const args = canonicalDiffArgs(base, head);
     const hash = createHash('sha256');
-    let chunks: Buffer[] | null = [];
+    let text: DiffTextCollector | null = new DiffTextCollector();
     let size = 0;
     const res = await run.stream(dir, args, (c) => {
       size += c.length;
       if (size > keepUpTo) {
         if (stopPast) return false;
-        chunks = null;
-      } else chunks?.push(c);
+        text = null;
+      } else text?.push(c);
       hash.update(c);
       return true;
     });
     if (res.stopped) return { cut: true };
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-    return {
-      cut: false,
-      digest: hash.digest('hex'),
-      text: chunks ? withoutBinaryPatches(Buffer.concat(chunks).toString('utf8')) : null,
-    };
+    const digest = hash.digest('hex');
+    const got = text?.finish();
+    if (!got) return { cut: false, digest, text: null };
+    return got.sectionStarts
+      ? { cut: false, digest, text: got.text, sectionStarts: got.sectionStarts }
+      : { cut: false, digest, text: got.text };
   }
 
   // Without stopPast a read is never cut.
@@ -135,8 +136,8 @@ export function canonicalDiffOps(
     },
 
     async diffRead(repo, base, head, maxBytes) {
-      const { digest, text } = await whole(repo, base, head, maxBytes);
-      return { digest, text };
+      const { cut: _, ...read } = await whole(repo, base, head, maxBytes);
+      return read;
     },
 
     async diffText(repo, base, head, maxBytes) {

@@ -12,6 +12,9 @@ import type { ChangedFile, FileHunks, Hunk } from '../ports/git.js';
  */
 export const CONTEXT_LINES = 3;
 
+/** How each file's section of a diff begins. */
+export const FILE_HEADER = 'diff --git ';
+
 /**
  * The files a parsed patch changes, as `git diff --name-status` lists them:
  * a type change (file to symlink), which a patch shows as the path's deletion

@@ -19,19 +19,24 @@
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { RenameSection } from '../ports/git.js';
-import { CONTEXT_LINES, HUNK, headerNames, headerPath } from './diff-parse.js';
-
-const FILE_HEADER = 'diff --git ';
+import { CONTEXT_LINES, FILE_HEADER, HUNK, headerNames, headerPath } from './diff-parse.js';
 
 /**
  * `pieceOver`: a file whose section is over this many bytes also gets its
  * pieces (the file header with each hunk), the only places it may be split.
+ * `asciiStarts`: the sections' starts found while an all-ASCII diff streamed
+ * in (diff-text-collector.ts), so neither they nor byte counts are searched
+ * for again.
  */
-export function diffSections(diff: string, pieceOver: number): DiffSection[] {
-  const starts = sectionStarts(diff);
+export function diffSections(
+  diff: string,
+  pieceOver: number,
+  asciiStarts?: readonly number[],
+): DiffSection[] {
+  const starts = asciiStarts ?? sectionStarts(diff);
   const cut = starts.map((start, i): Cut => {
     const text = diff.slice(start, starts[i + 1] ?? diff.length);
-    const bytes = Buffer.byteLength(text, 'utf8');
+    const bytes = asciiStarts ? text.length : Buffer.byteLength(text, 'utf8');
     const path = headerPath(firstLine(text));
     const section: DiffSection = { path, text, bytes, at: start };
     const header = extendedHeader(text);

@@ -48,8 +48,8 @@ export function renameOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'prom
   }
 
   return {
-    async promptSections(repo, base, head, diff, pieceOver) {
-      const sections = diffSections(diff, pieceOver);
+    async promptSections(repo, base, head, diff, pieceOver, asciiStarts) {
+      const sections = diffSections(diff, pieceOver, asciiStarts);
       const lone = sections.filter((s) => s.lone !== undefined);
       const added = lone.filter((s) => s.lone === 'new').length;
       const deleted = lone.length - added;

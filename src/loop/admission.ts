@@ -10,6 +10,7 @@ import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
+import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
@@ -29,7 +30,7 @@ export interface AdmitRequest {
 export interface Admission {
   result: AdmitResult;
   /** The diff read to hash it: the first round's prompts carry it (text null past the prompt limit). */
-  diff: { digest: string; text: string | null };
+  diff: DiffRead;
   snapshot: Snapshot;
   snapshotKey: string;
   loaded: LoadedConfig;

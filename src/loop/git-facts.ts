@@ -5,13 +5,11 @@
  * fact (memo.ts) replaces the caches each reader used to keep.
  */
 import type { DiffSection } from '../core/chunks.js';
-import type { Git } from '../ports/git.js';
+import type { DiffRead, Git } from '../ports/git.js';
 import { Memo } from './memo.js';
 
 /** No cap: the review chunks what one call cannot carry (issue 17). */
 const WHOLE_DIFF = Number.POSITIVE_INFINITY;
-
-export type DiffRead = { digest: string; text: string | null };
 
 export class GitFacts {
   /** By head commit (the base is always the snapshot's merge base); a failure stays, its error reported once mapped. */
@@ -67,11 +65,16 @@ export class GitFacts {
    * and fixer's focused diffs alike, so all of them show a file the same way.
    */
   promptSections(head: string, diff: string, limit: number): Promise<DiffSection[]> {
-    return this.sections.get(`${head}\0${limit}`, () =>
-      this.git.promptSections(this.repo, this.mergeBase, head, diff, limit).catch((err: Error) => {
-        throw this.diffFailure(err);
-      }),
-    );
+    return this.sections.get(`${head}\0${limit}`, async () => {
+      // The starts the read found are of its own text: used only for that very string.
+      const read = await this.diffs.peek(head)?.catch(() => undefined);
+      const starts = read?.text === diff ? read.sectionStarts : undefined;
+      return this.git
+        .promptSections(this.repo, this.mergeBase, head, diff, limit, starts)
+        .catch((err: Error) => {
+          throw this.diffFailure(err);
+        });
+    });
   }
 
   /** Whether commit `a` exists and is an ancestor of (or equal to) `b`. */

@@ -23,6 +23,11 @@ export class Memo<T> {
     return p;
   }
 
+  /** The read stored under `key`, if any (nothing is read). */
+  peek(key: string): Promise<T> | undefined {
+    return this.reads.get(key);
+  }
+
   /** Stores `p` unless the key already has a read. */
   seed(key: string, p: Promise<T>): void {
     if (!this.reads.has(key)) this.put(key, p);

@@ -34,6 +34,19 @@ export interface RenameSection {
   text: string;
 }
 
+/** One read of the canonical diff (Git.diffRead). */
+export interface DiffRead {
+  digest: string;
+  /** The text as prompts carry it; null past the read's maxBytes. */
+  text: string | null;
+  /**
+   * Where each file's `diff --git` line starts in `text`, found while the
+   * diff streamed in; only for an all-ASCII text with no binary patch (each
+   * section's length is then its byte count). Git.promptSections takes it.
+   */
+  sectionStarts?: readonly number[];
+}
+
 export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
@@ -72,12 +85,7 @@ export interface Git {
    * binary file's base85 patch is the line git writes without `--binary`
    * (`Binary files a/x and b/x differ`); the digest is of the canonical bytes.
    */
-  diffRead(
-    repo: string,
-    base: string,
-    head: string,
-    maxBytes: number,
-  ): Promise<{ digest: string; text: string | null }>;
+  diffRead(repo: string, base: string, head: string, maxBytes: number): Promise<DiffRead>;
   /**
    * The sections every prompt of a revision cuts from: diffSections' of the
    * prompt diff of `base`..`head`, with the pairs git's rename detection takes
@@ -90,6 +98,8 @@ export interface Git {
     head: string,
     diff: string,
     pieceOver: number,
+    /** DiffRead.sectionStarts of `diff`, when the read found them. */
+    asciiStarts?: readonly number[],
   ): Promise<DiffSection[]>;
   /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
