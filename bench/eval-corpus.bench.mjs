@@ -4,7 +4,7 @@
 // bound issue 21 sets. Also the same corpus with a subprocess reviewer that
 // knows every defect (test/fixtures/eval/oracle.mjs), for the cost of a
 // process per call, and its recall as a check that the run scored.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,15 @@ function config(dir, reviewers) {
 export default async function () {
   const { evaluate } = await import(dist('eval/evaluate.js'));
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-eval-'));
+  try {
+    return await measure(evaluate, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Both evals, with their configs and script in `dir`. */
+async function measure(evaluate, dir) {
   const script = join(dir, 'replies.json');
   const pass = { '*': { reply: { verdict: 'pass', findings: [] } } };
   writeFileSync(script, JSON.stringify({ first: pass, second: pass }));
