@@ -17,7 +17,7 @@
 // change must do under the invariants, each piece alone, on the same bytes
 // (the canonical diff streamed and hashed, invariant 3; the review's own 106
 // prompts hashed and saved atomically, invariant 5; an attempt begun per
-// call and the verdicts group-committed, invariant 6). Printed beside the
+// call and the verdicts group-committed as verdict-batch.ts commits them, invariant 6). Printed beside the
 // ratio, not part of the verdict: it says how far the target is from the
 // design's floor, serial and with the prompt saves overlapped with the diff.
 // BENCH_CHILD_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the child.
@@ -118,6 +118,7 @@ async function floorChild(dir) {
   const { createGit } = await import(dist('git/index.js'));
   const { PromptFiles, promptsDir } = await import(dist('io/prompt-files.js'));
   const { sha256 } = await import(dist('io/hash.js'));
+  const { VERDICTS_PER_COMMIT: perCommit } = await import(dist('loop/verdict-batch.js'));
   const { default: Database } = await import('better-sqlite3');
   const git = createGit();
   const rev = (r) => execFileSync('git', ['rev-parse', r], { cwd: dir, encoding: 'utf8' }).trim();
@@ -156,9 +157,9 @@ async function floorChild(dir) {
       normal.run();
       db.transaction(() => begin.run(`call-${i}`, 'started')).immediate();
       full.run();
-      if (i % 16 === 15 || i === prompts.length - 1)
+      if (i % perCommit === perCommit - 1 || i === prompts.length - 1)
         db.transaction(() => {
-          for (let j = i - (i % 16); j <= i; j++) end.run('ok', reply, `call-${j}`);
+          for (let j = i - (i % perCommit); j <= i; j++) end.run('ok', reply, `call-${j}`);
         }).immediate();
     }
     best.ledgerMs = Math.min(best.ledgerMs, performance.now() - t);

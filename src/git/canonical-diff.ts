@@ -115,12 +115,7 @@ export function canonicalDiffOps(
     });
     if (res.stopped) return { cut: true };
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-    const digest = hash.digest('hex');
-    const got = text?.finish();
-    if (!got) return { cut: false, digest, text: null };
-    return got.sectionStarts
-      ? { cut: false, digest, text: got.text, sectionStarts: got.sectionStarts }
-      : { cut: false, digest, text: got.text };
+    return { cut: false, digest: hash.digest('hex'), ...(text?.finish() ?? { text: null }) };
   }
 
   // Without stopPast a read is never cut.

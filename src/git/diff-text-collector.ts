@@ -42,44 +42,41 @@ export class DiffTextCollector {
   private length = 0;
   private tail = '';
   private readonly starts: number[] = [];
-  private sawBinaryPatch = false;
 
   push(chunk: Buffer): void {
-    if (this.pieces === null) {
-      this.chunks.push(chunk);
-      return;
-    }
-    if (!isAscii(chunk)) {
-      this.leaveFastPath();
-      this.chunks.push(chunk);
-      return;
-    }
-    const piece = chunk.toString('latin1');
-    const window = this.tail + piece;
-    const windowAt = this.length - this.tail.length;
-    if (!this.sawBinaryPatch && window.includes(BINARY_PATCH_MARK)) this.sawBinaryPatch = true;
-    // Only marks that end in `piece`: one wholly in the tail was counted with the piece before.
-    const from = Math.max(0, this.tail.length - SECTION_MARK.length + 1);
-    for (let at = window.indexOf(SECTION_MARK, from); at !== -1; at = window.indexOf(SECTION_MARK, at + 1))
-      this.starts.push(windowAt + at + 1);
-    this.pieces.push(piece);
-    this.length += piece.length;
-    this.tail = window.slice(-OVERLAP);
+    if (this.pieces !== null && isAscii(chunk)) this.pushAscii(chunk.toString('latin1'), chunk);
+    else this.pushRaw(chunk);
   }
 
   finish(): CollectedDiff {
     if (this.pieces === null)
       return { text: withoutBinaryPatches(Buffer.concat(this.chunks).toString('utf8')) };
     const text = this.pieces.join('');
-    if (this.sawBinaryPatch) return { text: withoutBinaryPatches(text) };
     return { text, sectionStarts: text.startsWith(FILE_HEADER) ? [0, ...this.starts] : this.starts };
   }
 
-  /** Back to raw bytes (ASCII pieces re-encode to exactly the bytes they came from). */
-  private leaveFastPath(): void {
-    if (this.pieces === null) return;
-    this.chunks = this.pieces.map((p) => Buffer.from(p, 'latin1'));
-    this.pieces = null;
-    this.starts.length = 0;
+  private pushAscii(piece: string, chunk: Buffer): void {
+    const window = this.tail + piece;
+    if (window.includes(BINARY_PATCH_MARK)) {
+      this.pushRaw(chunk);
+      return;
+    }
+    const windowAt = this.length - this.tail.length;
+    // Only marks that end in `piece`: one wholly in the tail was counted with the piece before.
+    const from = Math.max(0, this.tail.length - SECTION_MARK.length + 1);
+    for (let at = window.indexOf(SECTION_MARK, from); at !== -1; at = window.indexOf(SECTION_MARK, at + 1))
+      this.starts.push(windowAt + at + 1);
+    this.pieces?.push(piece);
+    this.length += piece.length;
+    this.tail = window.slice(-OVERLAP);
+  }
+
+  /** Leaves the fast path for good: ASCII pieces re-encode to exactly the bytes they came from. */
+  private pushRaw(chunk: Buffer): void {
+    if (this.pieces !== null) {
+      this.chunks = this.pieces.map((p) => Buffer.from(p, 'latin1'));
+      this.pieces = null;
+    }
+    this.chunks.push(chunk);
   }
 }
