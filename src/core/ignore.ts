@@ -107,8 +107,11 @@ export function ignoreMatcher(rules: IgnoreRules): IgnoreMatcher {
     rule: `.gitattributes: "${a.pattern} ${a.attr}"`,
     test: attributeTest(a.pattern),
   }));
+  // Asked of every file of every diff (2,000 on a large change): no rules, no work.
+  if (globs.length === 0 && attrs.length === 0) return () => null;
   return (path) => {
     for (const g of globs) if (g.test(path)) return g.rule;
+    if (attrs.length === 0) return null;
     const last = new Map<string, { set: boolean; rule: string }>();
     for (const a of attrs) if (a.test(path)) last.set(a.attr, a);
     for (const a of last.values()) if (a.set) return a.rule;

@@ -16,6 +16,15 @@ describe('ignore rules', () => {
     expect(m('src/index.ts')).toBeNull();
   });
 
+  it('leaves nothing out without rules, and globs alone decide without attributes', () => {
+    const none = ignoreMatcher({ globs: [], attributes: [] });
+    for (const path of ['a.ts', 'node_modules/x.js', '.gitattributes', 'dist/a.min.js'])
+      expect(none(path)).toBeNull();
+    const globs = ignoreMatcher({ globs: ['**/*.min.js'], attributes: [] });
+    expect(globs('dist/a.min.js')).toBe('ignore: "**/*.min.js"');
+    expect(globs('dist/a.js')).toBeNull();
+  });
+
   it('reads linguist attributes as git does: basename patterns at any depth, the last line wins', () => {
     const attributes = parseLinguistAttributes(
       [
