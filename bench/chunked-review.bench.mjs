@@ -20,10 +20,17 @@
 // call and the verdicts group-committed as verdict-batch.ts commits them, invariant 6). Printed beside the
 // ratio, not part of the verdict: it says how far the target is from the
 // design's floor, serial and with the prompt saves overlapped with the diff.
+// Beside the ratio, the CPU both sides spent: the controller's process (every
+// thread: the main one, the thread pool's writes and fsyncs, the garbage
+// collector's helpers) and its git processes. On a machine of N cores their
+// wall time cannot be below (controller + git CPU) / N, however well the work
+// overlaps: printed as a ratio to `git diff`, it says whether overlapping more
+// of the work (a review streamed while git writes the diff) could reach the
+// target, or only spending less CPU can. Not part of the verdict.
 // BENCH_CHILD_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the child.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeAgentCalls } from './timed-calls.mjs';
@@ -89,9 +96,14 @@ async function child(dir) {
   deps.onEvent = (e) => {
     if (e.kind === 'stage') marks.push(`${e.stage} ${(performance.now() - t0).toFixed(0)}`);
   };
+  const [cpu0, git0] = [process.cpuUsage(), childrenCpuMs()];
   const t0 = performance.now();
   const res = await reviewRevision(deps, { repoDir: dir, headRef: 'topic', configFrom: 'base' });
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  // The long-lived cat-file processes end after their idle spell; a child's CPU is counted once it is reaped.
+  await new Promise((r) => setTimeout(r, 600));
+  const git1 = childrenCpuMs();
   const report = await loadRunReport(store, res.run.id);
   const review = report.stages.find((s) => s.stage === 'review')?.result;
   const cov = review?.coverage?.big;
@@ -105,9 +117,24 @@ async function child(dir) {
       files: cov?.files.length ?? 0,
       reviewed: cov?.reviewed.length ?? 0,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      gitCpuMs: git0 === null || git1 === null ? null : git1 - git0,
       marks,
     }),
   );
+}
+
+/**
+ * CPU of this process's reaped children (its git processes), in ms: Linux's
+ * cutime and cstime, in clock ticks of 10 ms; null where /proc is not there.
+ */
+function childrenCpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -218,6 +245,7 @@ async function scenario(modified) {
         `${kind}: stages started at (ms, best run): ${r.marks.join(', ')}`,
         `${kind}: controller time ${controllerMs.toFixed(0)} ms, best of ${RUNS} (${runs.map((x) => controller(x).toFixed(0)).join(', ')}; wall ${r.ms.toFixed(0)} ms less ${r.reviewerMs.toFixed(0)} ms in reviewer calls); git diff ${diffMs.toFixed(0)} ms (best of 3): ${ratio.toFixed(2)}x`,
         floorLine(kind, floor, diffMs),
+        cpuLine(kind, r, diffMs),
       ],
     };
   } finally {
@@ -230,6 +258,15 @@ function floorLine(kind, f, diffMs) {
   const x = (ms) => `${(ms / diffMs).toFixed(2)}x`;
   const serial = f.diffMs + f.promptsMs + f.ledgerMs;
   return `${kind}: floor (not the verdict): diff read and hashed ${f.diffMs.toFixed(0)} ms, ${f.prompts} prompts hashed and saved ${f.promptsMs.toFixed(0)} ms, attempts and verdicts ${f.ledgerMs.toFixed(0)} ms: ${x(serial)} serial, ${x(f.diffMs + f.ledgerMs)} with the saves overlapping the diff`;
+}
+
+/** The CPU both sides spent in the best run, and the wall time no overlap can get under on this machine. */
+function cpuLine(kind, r, diffMs) {
+  const cores = availableParallelism();
+  if (r.gitCpuMs === null)
+    return `${kind}: CPU: controller ${r.cpuMs.toFixed(0)} ms (git's not measurable here)`;
+  const bound = (r.cpuMs + r.gitCpuMs) / cores;
+  return `${kind}: CPU (not the verdict): controller process ${r.cpuMs.toFixed(0)} ms (every thread), its git processes ${r.gitCpuMs} ms; on ${cores} cores no overlap gets under ${bound.toFixed(0)} ms = ${(bound / diffMs).toFixed(2)}x git diff`;
 }
 
 export default async function () {
