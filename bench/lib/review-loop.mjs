@@ -105,7 +105,6 @@ export async function loopOnce(reviewerMs, fixerMs = 0) {
   }
 }
 
-/** Where the controller's time went: the gaps before each agent call, by what came before it, and after the last one. */
 /** Time covered by at least one of the intervals. */
 function unionMs(intervals) {
   let total = 0;
@@ -118,19 +117,27 @@ function unionMs(intervals) {
   return total;
 }
 
+/**
+ * Where the controller's time went: the time no agent call covered, before
+ * each call (by what came before it) and after the last one. Reviewers of a
+ * round run side by side, so calls are taken in the order they started and a
+ * gap is measured from the latest end so far (never negative).
+ */
 function windowsOf(calls, t0, t1) {
   const w = { admission: 0, betweenReviewers: 0, reviewsToFixer: 0, fixerToReview: 0, fixerCalls: 0, end: 0 };
   let prev = null;
-  for (const c of calls) {
-    const gap = c.start - (prev ? prev.end : t0);
+  let lastEnd = t0;
+  for (const c of [...calls].sort((a, b) => a.start - b.start)) {
+    const gap = Math.max(0, c.start - lastEnd);
     if (!prev) w.admission += gap;
     else if (c.role === 'fixer') w.reviewsToFixer += gap;
     else if (prev.role === 'fixer') w.fixerToReview += gap;
     else w.betweenReviewers += gap;
     if (c.role === 'fixer') w.fixerCalls += c.end - c.start;
     prev = c;
+    lastEnd = Math.max(lastEnd, c.end);
   }
-  w.end = t1 - (prev ? prev.end : t0);
+  w.end = t1 - lastEnd;
   return w;
 }
 
