@@ -215,7 +215,7 @@ async function scenario(modified) {
         cpSync(dir, copy, { recursive: true });
         const out = spawnSync(
           process.execPath,
-          [...(process.env.BENCH_CHILD_FLAGS?.split(' ') ?? []), me, '--child', copy],
+          [...(process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? []), me, '--child', copy],
           { encoding: 'utf8', maxBuffer: 1 << 26 },
         );
         if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
