@@ -82,6 +82,8 @@ export function canonicalDiffArgs(base: string, head: string): string[] {
 export function canonicalDiffOps(
   run: GitRunner,
   commonDir: CommonDir,
+  /** The most bytes of text a read keeps (default: the longest string the runtime holds); tests lower it. */
+  maxTextBytes?: number,
 ): Pick<Git, 'diffDigest' | 'diffText' | 'diffRead'> {
   /**
    * The one read of the canonical diff, streamed: its digest, and its text as
@@ -96,13 +98,14 @@ export function canonicalDiffOps(
     head: string,
     keepUpTo: number,
     stopPast: boolean,
+    leavesOut?: (path: string) => boolean,
   ): Promise<{ cut: true } | ({ cut: false } & DiffRead)> {
     assertRev(repo, base);
     assertRev(repo, head);
     const dir = await commonDir(repo);
     const args = canonicalDiffArgs(base, head);
     const hash = createHash('sha256');
-    let text: DiffTextCollector | null = new DiffTextCollector();
+    let text: DiffTextCollector | null = new DiffTextCollector({ leavesOut, maxTextBytes });
     let size = 0;
     const res = await run.stream(dir, args, (c) => {
       size += c.length;
@@ -119,8 +122,14 @@ export function canonicalDiffOps(
   }
 
   // Without stopPast a read is never cut.
-  async function whole(repo: string, base: string, head: string, keepUpTo: number) {
-    const r = await read(repo, base, head, keepUpTo, false);
+  async function whole(
+    repo: string,
+    base: string,
+    head: string,
+    keepUpTo: number,
+    leavesOut?: (path: string) => boolean,
+  ) {
+    const r = await read(repo, base, head, keepUpTo, false, leavesOut);
     if (r.cut) throw new Error('unreachable: a read without stopPast was cut');
     return r;
   }
@@ -130,8 +139,8 @@ export function canonicalDiffOps(
       return (await whole(repo, base, head, -1)).digest;
     },
 
-    async diffRead(repo, base, head, maxBytes) {
-      const { cut: _, ...read } = await whole(repo, base, head, maxBytes);
+    async diffRead(repo, base, head, maxBytes, leavesOut) {
+      const { cut: _, ...read } = await whole(repo, base, head, maxBytes, leavesOut);
       return read;
     },
 

@@ -210,8 +210,13 @@ const modeOf = (header: string, kind: 'new' | 'deleted'): string | undefined =>
  */
 function extendedHeader(section: string): string {
   const scan = section.slice(0, HEADER_SCAN);
+  return scan.slice(0, extendedHeaderEnd(scan));
+}
+
+/** Where the extended header of a section's first HEADER_SCAN characters ends (all of them without a hunk or marker). */
+export function extendedHeaderEnd(scan: string): number {
   const m = /\n(?:@@ |--- |Binary files |GIT binary patch)/.exec(scan);
-  return m ? scan.slice(0, m.index + 1) : scan;
+  return m ? m.index + 1 : scan.length;
 }
 
 /**
@@ -230,7 +235,7 @@ function blobIds(header: string): { pre?: string; post?: string } | undefined {
 }
 
 /** Enough of a section to hold its extended header (two quoted paths, a few KB at most). */
-const HEADER_SCAN = 8192;
+export const HEADER_SCAN = 8192;
 
 /** The file's header followed by each hunk, each piece standing alone as a diff of that file. */
 function hunkPieces(section: string): { text: string; bytes: number }[] {

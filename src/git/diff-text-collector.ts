@@ -1,82 +1,200 @@
 /**
- * The canonical diff's text as prompts carry it, gathered while git writes it
- * (P9). After a 20 MB diff had been read, three passes over the whole text
- * came before any prompt could be cut: decoding it, looking for a binary patch
- * (binary-patches.ts) and finding each file's `diff --git` line
- * (diff-sections.ts), about 45 ms on the bench's box, in which nothing else
- * could happen. Here each piece is decoded and searched as it arrives, while
- * git is still writing the rest, and the pieces are joined once at the end.
+ * The canonical diff's text as prompts carry it, gathered while git writes it.
  *
- * The fast path is for a diff of ASCII bytes (most code): a piece of ASCII
- * decodes byte for byte, so the section starts found in it are offsets in the
- * text and a section's length is its byte count. The first piece that is not
- * ASCII ends it: the bytes are kept and decoded whole at the end, as before,
- * and the starts are left for diffSections to find. A binary patch also ends
- * it (withoutBinaryPatches rewrites the text, moving every start after it).
- * Either way the text is the same as decoding the bytes whole and removing
- * binary patches (test/git/diff-text-collector.test.ts, a property test).
+ * Files the frozen `ignore:` rules leave out are in no prompt, so their
+ * sections are kept to their extended header (the `diff --git` line, the mode
+ * and `index` lines: what the review's plan, coverage and rename pairing read
+ * of them) and the rest of their bytes is never held: a change that adds a
+ * 600 MB vendored data set under an ignored path costs the text of the files
+ * under review, not of the data set (issue 17: cost follows the change). The
+ * digest is of every byte, as before (canonical-diff.ts hashes the stream).
+ *
+ * The text kept is bounded by the longest string one process can hold (what
+ * is left after the ignore rules can still be over it): past it the text is
+ * null, and the run says so (missing_context) rather than crash.
+ *
+ * The sections are found in the bytes as they arrive, a few bytes held back
+ * at each piece's end so that a `diff --git` line split between two pieces is
+ * still found before its bytes are routed. At the end the kept bytes are
+ * decoded once. For a diff of ASCII bytes with no binary patch (most code),
+ * a byte is a character, so the section starts found on the way are offsets
+ * in the text and travel with it (sectionStarts: diffSections then neither
+ * searches for them nor counts bytes). Otherwise the text is decoded as UTF-8
+ * with its binary patches removed (binary-patches.ts) and the starts are left
+ * for diffSections to find. Either way the text is what decoding the kept
+ * sections and removing binary patches gives (test/git/diff-text-collector.test.ts,
+ * a property test over diffs cut at random places).
  */
-import { isAscii } from 'node:buffer';
+import { constants, isAscii } from 'node:buffer';
 import { BINARY_PATCH_MARK, withoutBinaryPatches } from './binary-patches.js';
-import { FILE_HEADER } from './diff-parse.js';
+import { FILE_HEADER, headerPath } from './diff-parse.js';
+import { extendedHeaderEnd, firstLine, HEADER_SCAN } from './diff-sections.js';
 
-const SECTION_MARK = `\n${FILE_HEADER}`;
-/** Enough of the text before a piece to find a mark that began in the piece before. */
-const OVERLAP = Math.max(SECTION_MARK.length, BINARY_PATCH_MARK.length) - 1;
+const SECTION = Buffer.from(`\n${FILE_HEADER}`, 'latin1');
+const BINARY = Buffer.from(BINARY_PATCH_MARK, 'latin1');
+const START = Buffer.from(FILE_HEADER, 'latin1');
+/** Bytes held back at a piece's end: a section mark that began there is completed by the next piece. */
+const HELD = SECTION.length - 1;
+/** Enough of a section to see where its extended header ends (extendedHeader's scan, and the longest marker). */
+const HEAD_BYTES = HEADER_SCAN + 32;
+
+export interface CollectOptions {
+  /** Paths whose section is kept to its extended header: the frozen ignore rules (their text is in no prompt). */
+  leavesOut?: ((path: string) => boolean) | undefined;
+  /** The most bytes of text kept; past it the text is null. Default: the longest string this runtime holds. */
+  maxTextBytes?: number | undefined;
+}
 
 export interface CollectedDiff {
-  text: string;
+  /** Null when the text kept is over the limit (CollectOptions.maxTextBytes). */
+  text: string | null;
   /**
    * Where each file's `diff --git` line starts in `text`, as sectionStarts
    * finds them; only for a text that is all ASCII (so each section's length
    * in UTF-16 units is its byte count) and held no binary patch.
    */
   sectionStarts?: number[];
+  /** Bytes of the text kept (the whole diff's less the bodies left out). */
+  textBytes: number;
 }
 
 export class DiffTextCollector {
-  /** Decoded pieces while every byte so far is ASCII with no binary patch; null after. */
-  private pieces: string[] | null = [];
-  /** The raw bytes once the fast path has ended. */
-  private chunks: Buffer[] = [];
-  private length = 0;
-  private tail = '';
+  private readonly kept: Buffer[] = [];
+  private keptBytes = 0;
   private readonly starts: number[] = [];
+  /** Bytes not routed yet: where a section mark may still be completing. */
+  private held: Buffer = Buffer.alloc(0);
+  /** Nothing routed yet: the first bytes may be a section's start without a newline before it. */
+  private atStart = true;
+  /** The current section: its first bytes until it is judged, then kept whole or cut to its header. */
+  private section: { head: Buffer[]; headBytes: number } | 'keep' | 'cut' = 'keep';
+  private readonly leavesOut: ((path: string) => boolean) | undefined;
+  private readonly maxTextBytes: number;
 
-  push(chunk: Buffer): void {
-    if (this.pieces !== null && isAscii(chunk)) this.pushAscii(chunk.toString('latin1'), chunk);
-    else this.pushRaw(chunk);
+  constructor(opts: CollectOptions = {}) {
+    this.leavesOut = opts.leavesOut;
+    this.maxTextBytes = opts.maxTextBytes ?? constants.MAX_STRING_LENGTH;
+  }
+
+  push(piece: Buffer): void {
+    let chunk = piece;
+    if (this.atStart) {
+      // The first bytes (rarely fewer than a header's): a section may start at 0, with no newline before it.
+      chunk = this.held.length === 0 ? piece : Buffer.concat([this.held, piece]);
+      this.held = Buffer.alloc(0);
+      if (chunk.length < START.length && START.subarray(0, chunk.length).equals(chunk)) {
+        this.held = chunk;
+        return;
+      }
+      this.atStart = false;
+      if (chunk.subarray(0, START.length).equals(START)) this.begin();
+    }
+    // A piece too short to finish a mark begun in the held bytes is taken with them (rare: pipes give 64 KB).
+    if (this.held.length > 0 && chunk.length < HELD) {
+      chunk = Buffer.concat([this.held, chunk]);
+      this.held = Buffer.alloc(0);
+    }
+    let from = 0;
+    if (this.held.length > 0) from = this.seam(chunk);
+    // A mark wholly in the piece starts a section before its last HELD bytes, which are held back.
+    for (let at = chunk.indexOf(SECTION, from); at !== -1; at = chunk.indexOf(SECTION, at + 1)) {
+      this.route(chunk.subarray(from, at + 1));
+      from = at + 1;
+      this.begin();
+    }
+    const safe = Math.max(from, chunk.length - HELD);
+    this.route(chunk.subarray(from, safe));
+    this.held = chunk.subarray(safe);
+  }
+
+  /**
+   * The held bytes with the piece after them (at least HELD bytes long): a
+   * mark that began in them ends in the piece. Routes the held bytes (and the piece's bytes before a
+   * section that starts in it); returns how far into the piece that went.
+   */
+  private seam(chunk: Buffer): number {
+    const held = this.held;
+    const seam = Buffer.concat([held, chunk.subarray(0, HELD)]);
+    let done = 0;
+    let into = 0;
+    for (let at = seam.indexOf(SECTION); at !== -1 && at < held.length; at = seam.indexOf(SECTION, at + 1)) {
+      const start = at + 1;
+      if (start <= held.length) {
+        this.route(held.subarray(done, start));
+        done = start;
+      } else {
+        this.route(held.subarray(done));
+        done = held.length;
+        into = start - held.length;
+        this.route(chunk.subarray(0, into));
+      }
+      this.begin();
+    }
+    this.route(held.subarray(done));
+    this.held = Buffer.alloc(0);
+    return into;
   }
 
   finish(): CollectedDiff {
-    if (this.pieces === null)
-      return { text: withoutBinaryPatches(Buffer.concat(this.chunks).toString('utf8')) };
-    const text = this.pieces.join('');
-    return { text, sectionStarts: text.startsWith(FILE_HEADER) ? [0, ...this.starts] : this.starts };
+    if (this.atStart && this.held.length > 0) {
+      this.atStart = false;
+      if (this.held.equals(START)) this.begin();
+    }
+    this.route(this.held);
+    this.held = Buffer.alloc(0);
+    this.judge();
+    const textBytes = this.keptBytes;
+    if (textBytes > this.maxTextBytes) return { text: null, textBytes };
+    const bytes = this.kept.length === 1 ? (this.kept[0] as Buffer) : Buffer.concat(this.kept, textBytes);
+    this.kept.length = 0;
+    if (!isAscii(bytes) || bytes.includes(BINARY))
+      return { text: withoutBinaryPatches(bytes.toString('utf8')), textBytes };
+    return { text: bytes.toString('latin1'), sectionStarts: this.starts, textBytes };
   }
 
-  private pushAscii(piece: string, chunk: Buffer): void {
-    const window = this.tail + piece;
-    if (window.includes(BINARY_PATCH_MARK)) {
-      this.pushRaw(chunk);
-      return;
-    }
-    const windowAt = this.length - this.tail.length;
-    // Only marks that end in `piece`: one wholly in the tail was counted with the piece before.
-    const from = Math.max(0, this.tail.length - SECTION_MARK.length + 1);
-    for (let at = window.indexOf(SECTION_MARK, from); at !== -1; at = window.indexOf(SECTION_MARK, at + 1))
-      this.starts.push(windowAt + at + 1);
-    this.pieces?.push(piece);
-    this.length += piece.length;
-    this.tail = window.slice(-OVERLAP);
+  /** A new section starts here: the one before is judged if it was not yet. */
+  private begin(): void {
+    this.judge();
+    this.starts.push(this.keptBytes);
+    this.section = this.leavesOut ? { head: [], headBytes: 0 } : 'keep';
   }
 
-  /** Leaves the fast path for good: ASCII pieces re-encode to exactly the bytes they came from. */
-  private pushRaw(chunk: Buffer): void {
-    if (this.pieces !== null) {
-      this.chunks = this.pieces.map((p) => Buffer.from(p, 'latin1'));
-      this.pieces = null;
+  private route(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const s = this.section;
+    if (s === 'keep') this.keep(bytes);
+    else if (s !== 'cut') {
+      s.head.push(bytes);
+      s.headBytes += bytes.length;
+      if (s.headBytes >= HEAD_BYTES) this.judge();
     }
-    this.chunks.push(chunk);
+  }
+
+  /** Judges the section whose first bytes are held: its path left out keeps only its extended header. */
+  private judge(): void {
+    const s = this.section;
+    if (s === 'keep' || s === 'cut') return;
+    const head = s.head.length === 1 ? (s.head[0] as Buffer) : Buffer.concat(s.head, s.headBytes);
+    const scan = head.subarray(0, HEADER_SCAN).toString('latin1');
+    const out = this.leavesOut?.(headerPath(firstLine(scan))) ?? false;
+    this.section = out ? 'cut' : 'keep';
+    this.keep(out ? head.subarray(0, extendedHeaderEnd(scan)) : head);
+  }
+
+  private keep(bytes: Buffer): void {
+    // Past the limit nothing more is kept: the text will be null, and only its size is told.
+    if (this.keptBytes + bytes.length <= this.maxTextBytes) {
+      // Sections kept one after another in one piece stay one view of it: the end concatenates
+      // a view per piece, not one per file.
+      const last = this.kept[this.kept.length - 1];
+      if (last && last.buffer === bytes.buffer && last.byteOffset + last.length === bytes.byteOffset)
+        this.kept[this.kept.length - 1] = Buffer.from(
+          last.buffer,
+          last.byteOffset,
+          last.length + bytes.length,
+        );
+      else this.kept.push(bytes);
+    }
+    this.keptBytes += bytes.length;
   }
 }

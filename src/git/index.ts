@@ -33,7 +33,7 @@ export function createGit(opts: GitOptions = {}): Git {
   const commonDir = commonDirResolver(run);
   return {
     ...revOps(run, commonDir),
-    ...canonicalDiffOps(run, commonDir),
+    ...canonicalDiffOps(run, commonDir, opts.maxDiffTextBytes),
     ...changeOps(run, commonDir),
     ...renameOps(run, commonDir),
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),

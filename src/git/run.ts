@@ -16,6 +16,11 @@ export interface GitOptions {
   env?: Record<string, string | undefined>;
   /** Author and committer of the commits revloop makes; default revloop <revloop@localhost>. */
   identity?: { name: string; email: string };
+  /**
+   * The most bytes of a diff's text a read keeps (default: the longest string
+   * the runtime can hold); tests lower it to reach the limit with a small diff.
+   */
+  maxDiffTextBytes?: number;
 }
 
 export interface RunResult {

@@ -37,8 +37,14 @@ export interface RenameSection {
 /** One read of the canonical diff (Git.diffRead). */
 export interface DiffRead {
   digest: string;
-  /** The text as prompts carry it; null past the read's maxBytes. */
+  /**
+   * The text as prompts carry it (a file the `leavesOut` of the read names
+   * kept to its extended header); null past the read's maxBytes, or when the
+   * text kept is longer than one process can hold (`textBytes` says how long).
+   */
   text: string | null;
+  /** Bytes of the text kept: the diff's, less the bodies of the files left out. */
+  textBytes?: number;
   /**
    * Where each file's `diff --git` line starts in `text`, found while the
    * diff streamed in; only for an all-ASCII text with no binary patch (each
@@ -85,7 +91,17 @@ export interface Git {
    * binary file's base85 patch is the line git writes without `--binary`
    * (`Binary files a/x and b/x differ`); the digest is of the canonical bytes.
    */
-  diffRead(repo: string, base: string, head: string, maxBytes: number): Promise<DiffRead>;
+  diffRead(
+    repo: string,
+    base: string,
+    head: string,
+    maxBytes: number,
+    /**
+     * Files whose section the text keeps to its extended header (the frozen
+     * ignore rules: in no prompt, so their bodies are never held).
+     */
+    leavesOut?: (path: string) => boolean,
+  ): Promise<DiffRead>;
   /**
    * The sections every prompt of a revision cuts from: diffSections' of the
    * prompt diff of `base`..`head`, with the pairs git's rename detection takes

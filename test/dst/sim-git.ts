@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { diffSections } from '../../src/git/diff-sections.js';
+import { DiffTextCollector } from '../../src/git/diff-text-collector.js';
 import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { ChangedFile, FileHunks, Git } from '../../src/ports/git.js';
@@ -116,9 +117,20 @@ export class SimGit implements Git {
     return sha256(this.diffOf(base, head));
   }
 
-  async diffRead(_repo: string, base: string, head: string, maxBytes: number) {
+  /** Read as git's would be: in pieces, through the collector (which keeps no body of a file left out). */
+  async diffRead(
+    _repo: string,
+    base: string,
+    head: string,
+    maxBytes: number,
+    leavesOut?: (path: string) => boolean,
+  ) {
     const text = this.diffOf(base, head);
-    return { digest: sha256(text), text: Buffer.byteLength(text) > maxBytes ? null : text };
+    if (Buffer.byteLength(text) > maxBytes) return { digest: sha256(text), text: null };
+    const bytes = Buffer.from(text, 'utf8');
+    const collector = new DiffTextCollector({ leavesOut });
+    for (let at = 0; at < bytes.length; at += 4096) collector.push(bytes.subarray(at, at + 4096));
+    return { digest: sha256(text), ...collector.finish() };
   }
 
   async diffText(_repo: string, base: string, head: string): Promise<string> {

@@ -193,6 +193,8 @@ describe('diffRead', () => {
     expect(await git.diffRead(repo.dir, base, head, bytes.length)).toEqual({
       digest,
       text: promptText(repo.dir, base, head),
+      // The canonical bytes, before their binary patches become one line.
+      textBytes: bytes.length,
     });
     expect(await git.diffRead(repo.dir, base, head, bytes.length - 1)).toEqual({ digest, text: null });
     await expect(git.diffRead(repo.dir, base, 'a'.repeat(40), 10)).rejects.toBeInstanceOf(UnknownRefError);

@@ -10,8 +10,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutBinaryPatches } from '../../src/git/binary-patches.js';
-import { diffSections, sectionStarts } from '../../src/git/diff-sections.js';
-import { DiffTextCollector } from '../../src/git/diff-text-collector.js';
+import { headerPath } from '../../src/git/diff-parse.js';
+import {
+  diffSections,
+  extendedHeaderEnd,
+  firstLine,
+  HEADER_SCAN,
+  sectionStarts,
+} from '../../src/git/diff-sections.js';
+import { type CollectOptions, DiffTextCollector } from '../../src/git/diff-text-collector.js';
 import { createGit } from '../../src/git/index.js';
 import { binaryBytes } from '../helpers/binary-bytes.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
@@ -44,8 +51,20 @@ const diffBytes = fc
   .record({ prefix: fc.constantFrom('', 'x\n'), sections: fc.array(section, { maxLength: 6 }) })
   .map(({ prefix, sections }) => Buffer.from(prefix + sections.map(render).join(''), 'utf8'));
 
-function collect(bytes: Buffer, cuts: number[]) {
-  const c = new DiffTextCollector();
+/** The full text with each left-out file's section cut to its extended header, as diff-sections reads headers. */
+function cutAsLeftOut(text: string, leavesOut: (path: string) => boolean): string {
+  const starts = sectionStarts(text);
+  const parts = [text.slice(0, starts[0] ?? text.length)];
+  starts.forEach((start, i) => {
+    const section = text.slice(start, starts[i + 1] ?? text.length);
+    const scan = section.slice(0, HEADER_SCAN);
+    parts.push(leavesOut(headerPath(firstLine(section))) ? scan.slice(0, extendedHeaderEnd(scan)) : section);
+  });
+  return parts.join('');
+}
+
+function collect(bytes: Buffer, cuts: number[], opts?: CollectOptions) {
+  const c = new DiffTextCollector(opts);
   let from = 0;
   for (const at of [...new Set(cuts.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b)) {
     c.push(bytes.subarray(from, at));
@@ -62,6 +81,8 @@ describe('DiffTextCollector', () => {
         const got = collect(bytes, cuts);
         const whole = bytes.toString('utf8');
         expect(got.text).toBe(withoutBinaryPatches(whole));
+        expect(got.textBytes).toBe(bytes.length);
+        if (got.text === null) throw new Error('no text');
         const plain = /^[\x00-\x7f]*$/.test(whole) && !whole.includes('\nGIT binary patch\n');
         expect(got.sectionStarts !== undefined).toBe(plain);
         if (got.sectionStarts) {
@@ -73,6 +94,37 @@ describe('DiffTextCollector', () => {
     );
   });
 
+  it('keeps a left-out file to its extended header, however the bytes are split (400 cases)', () => {
+    fc.assert(
+      fc.property(
+        diffBytes,
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.subarray(['a.ts', 'src/b.js', 'q\u00e9.txt', 'x']),
+        (bytes, cuts, out) => {
+          const leavesOut = (path: string) => out.includes(path);
+          const got = collect(bytes, cuts, { leavesOut });
+          const expected = withoutBinaryPatches(cutAsLeftOut(bytes.toString('utf8'), leavesOut));
+          expect(got.text).toBe(expected);
+          expect(got.textBytes).toBe(Buffer.byteLength(cutAsLeftOut(bytes.toString('utf8'), leavesOut)));
+          if (got.sectionStarts) expect(got.sectionStarts).toEqual(sectionStarts(expected));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives no text past its limit, and says how long the text kept would be', () => {
+    const bytes = Buffer.from(
+      [1, 2, 3].map((i) => render({ path: `f${i}`, binary: false, lines: ['+x'] })).join(''),
+    );
+    const over = collect(bytes, [7, 40], { maxTextBytes: bytes.length - 1 });
+    expect(over).toEqual({ text: null, textBytes: bytes.length });
+    // What the ignore rules leave out is not counted: the same diff fits once f2 is left out.
+    const fits = collect(bytes, [7, 40], { maxTextBytes: bytes.length - 1, leavesOut: (p) => p === 'f2' });
+    expect(fits.text).not.toBeNull();
+    expect(fits.text).not.toContain('+++ b/f2');
+  });
+
   it('takes pieces of one byte each (every mark split across pieces)', () => {
     const bytes = Buffer.from(`${render({ path: 'a', binary: false, lines: ['+x'] }).repeat(3)}`);
     const got = collect(
@@ -80,8 +132,16 @@ describe('DiffTextCollector', () => {
       Array.from({ length: bytes.length }, (_, i) => i),
     );
     expect(got.text).toBe(bytes.toString('latin1'));
-    expect(got.sectionStarts).toEqual(sectionStarts(got.text));
+    expect(got.sectionStarts).toEqual(sectionStarts(got.text ?? ''));
     expect(got.sectionStarts).toHaveLength(3);
+    // And a left-out file split byte by byte keeps exactly its header.
+    const cut = collect(
+      bytes,
+      Array.from({ length: bytes.length }, (_, i) => i),
+      { leavesOut: () => true },
+    );
+    expect(cut.text).toBe(cutAsLeftOut(bytes.toString('latin1'), () => true));
+    expect(cut.text).not.toContain('+x');
   });
 });
 
