@@ -119,5 +119,15 @@ export function ignoreMatcher(rules: IgnoreRules): IgnoreMatcher {
   };
 }
 
+/**
+ * Whether a path is left out, for a read that drops what no prompt carries
+ * (Git.diffRead's `leavesOut`); undefined when the rules leave nothing out.
+ */
+export function leavesOut(rules: IgnoreRules): ((path: string) => boolean) | undefined {
+  if (rules.globs.length === 0 && rules.attributes.length === 0) return undefined;
+  const matcher = ignoreMatcher(rules);
+  return (path) => matcher(path) !== null;
+}
+
 /** The config line a user could add to leave `path` out (a file too large for any call). */
 export const ignoreLineFor = (path: string): string => `ignore: ["${path.replace(/["\\]/g, '\\$&')}"]`;

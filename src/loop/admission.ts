@@ -5,6 +5,7 @@
 import { relative } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
+import { type IgnoreRules, leavesOut } from '../core/ignore.js';
 import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
@@ -132,8 +133,13 @@ export function buildSnapshot(
       chunkBytes: c.review.chunkBytes,
     },
     controllerVersion: CONTROLLER_VERSION,
-    ignore: { globs: c.ignore, attributes: loaded.attributes ?? [] },
+    ignore: ignoreRulesOf(loaded),
   };
+}
+
+/** The frozen ignore rules of a loaded config: its globs, and the linguist lines `review.ignoreLinguist` read. */
+export function ignoreRulesOf(loaded: LoadedConfig): IgnoreRules {
+  return { globs: loaded.config.ignore, attributes: loaded.attributes ?? [] };
 }
 
 /**
@@ -160,9 +166,14 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   // a failure is reported in the order they were asked: merge base, config, diff, identity.
   // Starting a git process blocks the event loop for a moment: the diff, the longest read,
   // starts before the identity's.
+  const config = loadConfigAt(deps.git, refs.repo, source, req.configPath);
   const started = [
-    loadConfigAt(deps.git, refs.repo, source, req.configPath),
-    refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY)),
+    config,
+    // The config first (it is usually read before the merge base is known): the read keeps no body
+    // of a file its ignore rules leave out, whatever the order the two come in.
+    Promise.all([refs.mergeBase, config]).then(([mb, loaded]) =>
+      deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY, leavesOut(ignoreRulesOf(loaded))),
+    ),
     refs.mergeBase.catch(() => undefined).then(() => deps.git.identity(refs.repo)),
   ] as const;
   for (const p of started) p.catch(() => undefined);

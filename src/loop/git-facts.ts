@@ -26,14 +26,18 @@ export class GitFacts {
     private readonly mergeBase: string,
     /** What a failed diff read becomes (the run ends `missing_context`). */
     private readonly diffFailure: (err: Error) => Error,
+    /** The frozen ignore rules: files no prompt carries, whose bodies a read does not keep. */
+    private readonly leavesOut?: (path: string) => boolean,
   ) {}
 
   /** One read of a revision's diff gives its prompt text and its digest. */
   diff(head: string): Promise<DiffRead> {
     return this.diffs.get(head, () => {
-      const r = this.git.diffRead(this.repo, this.mergeBase, head, WHOLE_DIFF).catch((err: Error) => {
-        throw this.diffFailure(err);
-      });
+      const r = this.git
+        .diffRead(this.repo, this.mergeBase, head, WHOLE_DIFF, this.leavesOut)
+        .catch((err: Error) => {
+          throw this.diffFailure(err);
+        });
       // The same read answers the digest.
       this.digests.seed(
         head,

@@ -6,6 +6,7 @@
  */
 import type { DiffSection } from '../core/chunks.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
+import { leavesOut, NO_IGNORE } from '../core/ignore.js';
 import type { AttemptRow, RunRow } from '../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { StageRow, StageRowOf, VerdictRow } from '../core/stage-results.js';
@@ -24,6 +25,10 @@ import { RunBudget } from './run-budget.js';
 import { RunRefMoves } from './run-ref.js';
 import type { SideWork } from './side-work.js';
 import { WorktreeState } from './worktree-state.js';
+
+/** Why a revision's diff has no text to cut prompts from. */
+const tooLongText = (head: string, bytes: number | undefined): string =>
+  `the diff of ${head.slice(0, 12)} has ${bytes === undefined ? 'more' : `${bytes} bytes of`} text to review (what ignore: leaves out not counted), more than one process can hold; leave generated, vendored or data files out with ignore: in the config, or review the change in parts`;
 
 /** Thrown inside the driver to end the run with a terminal status; caught once, at the top. */
 export class RunEnd extends Error {
@@ -78,6 +83,7 @@ export class RunContext {
       deps.repoRoot,
       run.snapshot.mergeBase,
       (err) => new RunEnd(unfinishedEnd('failed', 'missing_context', err.message)),
+      leavesOut(run.snapshot.ignore ?? NO_IGNORE),
     );
     this.budget = new RunBudget(
       run.snapshot.budgets,
@@ -145,7 +151,12 @@ export class RunContext {
    * Safe to start early: a failure is kept for whoever awaits it.
    */
   promptDiff(head: string): Promise<string> {
-    return this.facts.diff(head).then(({ text }) => text ?? '');
+    return this.facts.diff(head).then(({ text, textBytes }) => {
+      // Invariant 1: a diff whose text could not be held is never reviewed as an empty one.
+      if (text === null)
+        throw new RunEnd(unfinishedEnd('failed', 'missing_context', tooLongText(head, textBytes)));
+      return text;
+    });
   }
 
   /** The sections the prompts of `head` cut from its prompt diff `diff` (GitFacts.promptSections). */
