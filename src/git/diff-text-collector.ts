@@ -182,19 +182,17 @@ export class DiffTextCollector {
   }
 
   private keep(bytes: Buffer): void {
-    // Past the limit nothing more is kept: the text will be null, and only its size is told.
-    if (this.keptBytes + bytes.length <= this.maxTextBytes) {
-      // Sections kept one after another in one piece stay one view of it: the end concatenates
-      // a view per piece, not one per file.
-      const last = this.kept[this.kept.length - 1];
-      if (last && last.buffer === bytes.buffer && last.byteOffset + last.length === bytes.byteOffset)
-        this.kept[this.kept.length - 1] = Buffer.from(
-          last.buffer,
-          last.byteOffset,
-          last.length + bytes.length,
-        );
-      else this.kept.push(bytes);
-    }
     this.keptBytes += bytes.length;
+    // Past the limit the text will be null and only its size is told: what was kept is let go at once.
+    if (this.keptBytes > this.maxTextBytes) {
+      this.kept.length = 0;
+      return;
+    }
+    // Sections kept one after another in one piece stay one view of it: the end concatenates
+    // a view per piece, not one per file.
+    const last = this.kept[this.kept.length - 1];
+    if (last && last.buffer === bytes.buffer && last.byteOffset + last.length === bytes.byteOffset)
+      this.kept[this.kept.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + bytes.length);
+    else this.kept.push(bytes);
   }
 }
