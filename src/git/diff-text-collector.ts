@@ -94,8 +94,8 @@ export class DiffTextCollector {
       chunk = Buffer.concat([this.held, chunk]);
       this.held = Buffer.alloc(0);
     }
+    if (this.held.length > 0) this.routeHeld(chunk);
     let from = 0;
-    if (this.held.length > 0) from = this.seam(chunk);
     // A mark wholly in the piece starts a section before its last HELD bytes, which are held back.
     for (let at = chunk.indexOf(SECTION, from); at !== -1; at = chunk.indexOf(SECTION, at + 1)) {
       this.route(chunk.subarray(from, at + 1));
@@ -108,31 +108,21 @@ export class DiffTextCollector {
   }
 
   /**
-   * The held bytes with the piece after them (at least HELD bytes long): a
-   * mark that began in them ends in the piece. Routes the held bytes (and the piece's bytes before a
-   * section that starts in it); returns how far into the piece that went.
+   * Routes the held bytes, with the sections that start in them: a mark that
+   * began there ends in the piece after them (at least HELD bytes long), and
+   * the section it opens starts at the latest at the piece's first byte.
    */
-  private seam(chunk: Buffer): number {
+  private routeHeld(chunk: Buffer): void {
     const held = this.held;
     const seam = Buffer.concat([held, chunk.subarray(0, HELD)]);
     let done = 0;
-    let into = 0;
     for (let at = seam.indexOf(SECTION); at !== -1 && at < held.length; at = seam.indexOf(SECTION, at + 1)) {
-      const start = at + 1;
-      if (start <= held.length) {
-        this.route(held.subarray(done, start));
-        done = start;
-      } else {
-        this.route(held.subarray(done));
-        done = held.length;
-        into = start - held.length;
-        this.route(chunk.subarray(0, into));
-      }
+      this.route(held.subarray(done, at + 1));
+      done = at + 1;
       this.begin();
     }
     this.route(held.subarray(done));
     this.held = Buffer.alloc(0);
-    return into;
   }
 
   finish(): CollectedDiff {

@@ -164,8 +164,8 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   const source = req.configFrom === 'head' ? refs.head : refs.base;
   // Independent reads, started together (the diff as soon as the merge base is known);
   // a failure is reported in the order they were asked: merge base, config, diff, identity.
-  // Starting a git process blocks the event loop for a moment: the diff, the longest read,
-  // starts before the identity's.
+  // The diff, the longest read, starts as soon as the merge base and the config are in (the
+  // config usually first); the identity once the merge base is.
   const config = loadConfigAt(deps.git, refs.repo, source, req.configPath);
   const started = [
     config,
