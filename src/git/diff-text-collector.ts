@@ -32,7 +32,6 @@ import { extendedHeaderEnd, firstLine, HEADER_SCAN } from './diff-sections.js';
 
 const SECTION = Buffer.from(`\n${FILE_HEADER}`, 'latin1');
 const BINARY = Buffer.from(BINARY_PATCH_MARK, 'latin1');
-const START = Buffer.from(FILE_HEADER, 'latin1');
 /** Bytes held back at a piece's end: a section mark that began there is completed by the next piece. */
 const HELD = SECTION.length - 1;
 /** Enough of a section to see where its extended header ends (extendedHeader's scan, and the longest marker). */
@@ -62,10 +61,13 @@ export class DiffTextCollector {
   private readonly kept: Buffer[] = [];
   private keptBytes = 0;
   private readonly starts: number[] = [];
-  /** Bytes not routed yet: where a section mark may still be completing. */
-  private held: Buffer = Buffer.alloc(0);
-  /** Nothing routed yet: the first bytes may be a section's start without a newline before it. */
-  private atStart = true;
+  /**
+   * Bytes not routed yet: where a section mark may still be completing. The
+   * diff is read as if a newline came before it, so that a section at its very
+   * start is found like every other; that newline is routed first and never kept.
+   */
+  private held: Buffer = Buffer.from('\n');
+  private unseenNewline = true;
   /** The current section: its first bytes until it is judged, then kept whole or cut to its header. */
   private section: { head: Buffer[]; headBytes: number } | 'keep' | 'cut' = 'keep';
   private readonly leavesOut: ((path: string) => boolean) | undefined;
@@ -78,17 +80,6 @@ export class DiffTextCollector {
 
   push(piece: Buffer): void {
     let chunk = piece;
-    if (this.atStart) {
-      // The first bytes (rarely fewer than a header's): a section may start at 0, with no newline before it.
-      chunk = this.held.length === 0 ? piece : Buffer.concat([this.held, piece]);
-      this.held = Buffer.alloc(0);
-      if (chunk.length < START.length && START.subarray(0, chunk.length).equals(chunk)) {
-        this.held = chunk;
-        return;
-      }
-      this.atStart = false;
-      if (chunk.subarray(0, START.length).equals(START)) this.begin();
-    }
     // A piece too short to finish a mark begun in the held bytes is taken with them (rare: pipes give 64 KB).
     if (this.held.length > 0 && chunk.length < HELD) {
       chunk = Buffer.concat([this.held, chunk]);
@@ -126,10 +117,6 @@ export class DiffTextCollector {
   }
 
   finish(): CollectedDiff {
-    if (this.atStart && this.held.length > 0) {
-      this.atStart = false;
-      if (this.held.equals(START)) this.begin();
-    }
     this.route(this.held);
     this.held = Buffer.alloc(0);
     this.judge();
@@ -149,8 +136,11 @@ export class DiffTextCollector {
     this.section = this.leavesOut ? { head: [], headBytes: 0 } : 'keep';
   }
 
-  private route(bytes: Buffer): void {
-    if (bytes.length === 0) return;
+  private route(routed: Buffer): void {
+    if (routed.length === 0) return;
+    // The first byte routed is the newline read before the diff (see `held`).
+    const bytes = this.unseenNewline ? routed.subarray(1) : routed;
+    this.unseenNewline = false;
     const s = this.section;
     if (s === 'keep') this.keep(bytes);
     else if (s !== 'cut') {
@@ -178,11 +168,6 @@ export class DiffTextCollector {
       this.kept.length = 0;
       return;
     }
-    // Sections kept one after another in one piece stay one view of it: the end concatenates
-    // a view per piece, not one per file.
-    const last = this.kept[this.kept.length - 1];
-    if (last && last.buffer === bytes.buffer && last.byteOffset + last.length === bytes.byteOffset)
-      this.kept[this.kept.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + bytes.length);
-    else this.kept.push(bytes);
+    this.kept.push(bytes);
   }
 }

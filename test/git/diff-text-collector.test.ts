@@ -175,4 +175,19 @@ describe('diffRead on a real repository', () => {
     expect(binary.sectionStarts).toBeUndefined();
     expect(binary.text).toContain('Binary files /dev/null and b/logo.bin differ');
   });
+
+  it('a file left out keeps its header in the text, and its bytes in the digest (invariants 3, 4, 14)', async () => {
+    repo.write('data/big.txt', 'row\n'.repeat(5_000));
+    repo.write('a.ts', 'export const a = 5;\n');
+    const head = repo.commit('data and code');
+    const git = createGit();
+    const read = await git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY, (p) =>
+      p.startsWith('data/'),
+    );
+    // The digest is the canonical diff's, whatever the text keeps: verify recomputes it without rules.
+    expect(read.digest).toBe(await git.diffDigest(repo.dir, base, head));
+    expect(read.text).toContain('diff --git a/data/big.txt b/data/big.txt\nnew file mode 100644\nindex ');
+    expect(read.text).not.toContain('+row');
+    expect(read.text).toContain('+export const a = 5;');
+  });
 });
