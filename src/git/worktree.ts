@@ -4,7 +4,8 @@
  * leave a merge half done, so commits are built with plumbing (one parent,
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { Git } from '../ports/git.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
@@ -263,12 +264,21 @@ export function worktreeOps(
       return commit;
     },
 
-    async updateRef(repo, ref, sha, expectOld) {
+    async updateRef(repo, ref, sha, expectOld, opts) {
       assertRev(repo, ref);
       assertRev(repo, sha);
       if (expectOld !== undefined) assertRev(repo, expectOld);
       const args = ['update-ref', '-m', 'revloop', ref, sha, ...(expectOld === undefined ? [] : [expectOld])];
-      const res = await run.exec(repo, [...NO_HOOKS, ...args]);
+      // A sole writer lets git wait out a lock a live git holds (a few ms), then takes what is
+      // left for a dead one's: the kill harness once SIGKILLed a controller's process group while
+      // its update-ref held the run ref's lock, and every resume after failed on "File exists".
+      const wait = opts?.soleWriter ? ['-c', `core.filesRefLockTimeout=${REF_LOCK_WAIT_MS}`] : [];
+      let res = await run.exec(repo, [...NO_HOOKS, ...wait, ...args]);
+      const lock = opts?.soleWriter && res.code !== 0 ? staleRefLock(res.stderr, ref) : null;
+      if (lock !== null) {
+        rmSync(lock, { force: true });
+        res = await run.exec(repo, [...NO_HOOKS, ...wait, ...args]);
+      }
       if (res.code === 0) return;
       if (expectOld !== undefined) {
         const actual = await readRef(repo, ref);
@@ -297,3 +307,17 @@ const TREE_CACHE_MAX = 1000;
 const ADD_ATTEMPTS = 3;
 const LOST_WORKTREES_DIR =
   /could not (?:create directory of|open) '[^']*worktrees\/[^']*'(?: for writing)?: No such file or directory/;
+
+/** How long git waits for a ref lock before a sole writer takes it for a dead writer's. */
+const REF_LOCK_WAIT_MS = 1000;
+
+/**
+ * The lock file git names when it could not lock `ref` because the lock
+ * exists: only the ref's own lock (`<git dir>/<ref>.lock`), never another
+ * file the message might name (packed-refs.lock is a lock of every ref).
+ */
+function staleRefLock(stderr: string, ref: string): string | null {
+  const m = /cannot lock ref [^\n]*Unable to create '([^']+)': File exists/.exec(stderr);
+  const path = m?.[1];
+  return path?.endsWith(`${sep}${ref.split('/').join(sep)}.lock`) ? path : null;
+}

@@ -15,6 +15,9 @@ import { besideNextCall, type CallStarts, type Deferred } from './side-work.js';
 
 export const runRefName = (runId: string): string => `refs/revloop/runs/${runId}`;
 
+/** Only the run's lease holder moves its ref: a lock left on it is a dead owner's (Git.updateRef). */
+const SOLE_WRITER = { soleWriter: true } as const;
+
 export class RunRefMoves {
   private chain: Promise<void> = Promise.resolve();
   /** A move waiting for the next agent call to start (at most one: calls come between fixes). */
@@ -38,7 +41,7 @@ export class RunRefMoves {
     this.waiting?.get();
     this.waiting = besideNextCall(calls, () => {
       this.chain = this.chain.then(() =>
-        this.git.updateRef(this.repoRoot, runRefName(this.runId), sha).then(
+        this.git.updateRef(this.repoRoot, runRefName(this.runId), sha, undefined, SOLE_WRITER).then(
           () => {
             this.at = sha;
           },
@@ -66,7 +69,7 @@ export class RunRefMoves {
     await this.waiting?.get();
     await this.chain;
     if (head === admitted || this.at === head) return;
-    await this.git.updateRef(this.repoRoot, runRefName(this.runId), head);
+    await this.git.updateRef(this.repoRoot, runRefName(this.runId), head, undefined, SOLE_WRITER);
     this.at = head;
   }
 }

@@ -171,8 +171,19 @@ export interface Git {
    * moves HEAD to it; returns the new sha, or null when nothing changed.
    */
   commitAll(dir: string, parent: string, message: string): Promise<string | null>;
-  /** Points `ref` at `sha` (compare-and-swap when `expectOld` is given). */
-  updateRef(repo: string, ref: string, sha: string, expectOld?: string): Promise<void>;
+  /**
+   * Points `ref` at `sha` (compare-and-swap when `expectOld` is given). With
+   * `soleWriter` the caller is the ref's one writer (a run's private ref, held
+   * under its lease): a lock on the ref that git still finds after waiting for
+   * it is a dead writer's (git killed with its controller), and is removed.
+   */
+  updateRef(
+    repo: string,
+    ref: string,
+    sha: string,
+    expectOld?: string,
+    opts?: { soleWriter?: boolean },
+  ): Promise<void>;
   /**
    * Fast-forwards branch `ref` from `from` to `to` as `git merge --ff-only`
    * would (compare-and-swap: RefMovedError when it is not at `from`). When a

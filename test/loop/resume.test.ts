@@ -287,6 +287,22 @@ describe("a crash that leaves the run's private worktree broken", () => {
   });
 });
 
+test("a lock left on the run's ref (its owner's update-ref killed with it): resume moves the ref and finishes", async () => {
+  fx = await makeLoopFixture();
+  const { run } = await crashRun(fx, 'before:finish');
+  // What a SIGKILL of the owner's process group leaves when its update-ref held the lock.
+  const ref = `refs/revloop/runs/${run.id}`;
+  const lock = join(git(fx.dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']), `${ref}.lock`);
+  mkdirSync(join(lock, '..'), { recursive: true });
+  writeFileSync(lock, '');
+  const { deps } = await fx.open();
+  const res = await fx.resume(deps, run.id);
+  expect([res.run.status, res.run.outcome]).toEqual(['completed', 'clear']);
+  expect(res.run.head).not.toBe(fx.head);
+  expect(git(fx.dir, ['rev-parse', ref])).toBe(res.run.head);
+  expect(existsSync(lock)).toBe(false);
+});
+
 test('markInterruptedAttempts marks only the started attempts of the run it holds', async () => {
   fx = await makeLoopFixture();
   const { run } = await crashRun(fx, 'call:review', 2);
