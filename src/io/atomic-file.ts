@@ -153,6 +153,20 @@ function isDirectory(p: string): boolean {
 const tempPathFor = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
+/** tempPathFor's names: the target's name, the writer's pid, six random bytes. */
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * The pid of the process that wrote the temp file `name` (a name tempPathFor
+ * gives), or null for any other name. A writer killed between its open and
+ * its rename (kill -9 mid-save) leaves its temp file: no one else ever renames
+ * or removes it, so `revloop gc` removes those whose writer is gone.
+ */
+export function tempFileWriter(name: string): number | null {
+  const m = TEMP_NAME.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
 /** Makes a rename or create in `dir` durable, without blocking the event loop. */
 export async function fsyncDirAsync(dir: string): Promise<void> {
   const d = await open(dir, 'r');

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
+import { pidAlive } from '../io/pid.js';
 import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
@@ -23,16 +24,6 @@ export type ReviewOutcome =
       recordPath: string | null;
       detached: DriveResult['detached'];
     };
-
-/** Whether a process id on this host still exists. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Takes a run whose owner is gone: at once when the owner was a process on

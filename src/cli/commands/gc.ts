@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { isTerminal } from '../../core/types.js';
 import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
+import { sweepTempFiles } from '../../io/temp-sweep.js';
 import { openRepoStore, workingTreeConfig } from '../../loop/compose.js';
 import { sweepPool } from '../../pool/gc.js';
 import { commonGitDir, poolDir } from '../../pool/location.js';
@@ -19,8 +20,10 @@ interface Opts {
 
 /**
  * Removes the repository's pool checkouts no live run holds (the default pool
- * and the one the working tree's config names), and the checkouts of their
- * own that runs now ended left in the temp dir. Exit 0; 2 when not in a repository.
+ * and the one the working tree's config names), the checkouts of their own
+ * that runs now ended left in the temp dir, and the temp files that writers
+ * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts).
+ * Exit 0; 2 when not in a repository.
  */
 const gc: Command<Opts> = async (_args, opts, io) => {
   const git = createGit();
@@ -34,11 +37,14 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   const own = await sweepOwnCheckouts(git, root, opts, io.env);
   const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed];
   const held = [...sweeps.flatMap((s) => s.held), ...own.held];
-  if (opts.json) printJson(io, { pools: [...pools], removed, held });
+  const tempFiles = sweepTempFiles(join(root, '.revloop'));
+  if (opts.json) printJson(io, { pools: [...pools], removed, held, tempFiles });
   else {
     for (const d of removed) io.stdout(`removed ${d}\n`);
     for (const d of held) io.stdout(`kept ${d} (a live run holds it)\n`);
-    io.stdout(`${removed.length} removed, ${held.length} held\n`);
+    for (const t of tempFiles) io.stdout(`removed ${t.path} (left by process ${t.pid}, killed mid-write)\n`);
+    const temps = tempFiles.length > 0 ? `, ${tempFiles.length} temp file(s) of killed writers removed` : '';
+    io.stdout(`${removed.length} removed, ${held.length} held${temps}\n`);
   }
   return 0;
 };
