@@ -22,6 +22,7 @@ export function runJson(report: RunReport, recordPath: string | null) {
     rounds: log.rounds.map((r) => {
       const missing = unansweredReviewers(report, r.round);
       const review = stage(report.stages, r.round, 'review');
+      const chunkOf = new Map(review?.verdicts.flatMap((v) => (v.chunk ? [[v.callKey, v.chunk]] : [])));
       return {
         round: r.round,
         revision: r.head,
@@ -32,11 +33,12 @@ export function runJson(report: RunReport, recordPath: string | null) {
         verdicts: inConfiguredOrder(
           reviewerVerdicts(report.verdicts).filter((v) => v.round === r.round),
           review,
-        ).map((v) => ({
-          reviewer: v.reviewer,
-          verdict: v.reply.verdict,
-          model: v.modelId,
-        })),
+        ).map((v) => {
+          // A chunked round has a verdict per reviewer and chunk: which part of the diff it judged.
+          const chunk = chunkOf.get(v.callKey);
+          const out = { reviewer: v.reviewer, verdict: v.reply.verdict, model: v.modelId };
+          return chunk ? { ...out, chunk } : out;
+        }),
         // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
         coverage: review?.coverage ?? null,
         dropped: review?.dropped ?? [],

@@ -195,8 +195,12 @@ describe('point 3: chunked review with coverage', () => {
       expect(callKey(parts, sha256)).toBe(v.callKey);
     }
     for (const name of ['x', 'y']) expect(rv.coverage?.[name]?.reviewed).toHaveLength(4);
-    const rounds = res.json?.rounds as { coverage: ReviewResult['coverage'] }[];
+    const rounds = res.json?.rounds as { coverage: ReviewResult['coverage']; verdicts: unknown[] }[];
     expect(rounds[0]?.coverage).toEqual(rv.coverage);
+    // review --json names each verdict's chunk, in the review's order.
+    expect(rounds[0]?.verdicts).toEqual(
+      rv.verdicts.map((v) => ({ reviewer: v.reviewer, verdict: 'pass', model: null, chunk: v.chunk })),
+    );
     const recordPath = res.json?.record as string;
     const record = JSON.parse(readFileSync(recordPath, 'utf8'));
     const predicate = JSON.parse(Buffer.from(record.payload, 'base64').toString('utf8')).predicate;
