@@ -7,7 +7,8 @@
  *   the submodule's path, and the round log and escalation report count it
  *   as no progress for that reason.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixResult } from '../../src/core/stage-results.js';
@@ -100,6 +101,64 @@ describe('a fixer edit inside a submodule (point 18)', () => {
       expect(md).toMatch(/The fix of this round did not land/);
     } finally {
       await p.close();
+    }
+  });
+});
+
+describe("what the fixer leaves that its commit does not carry (the run's checkout, isolation)", () => {
+  it("an ignored file it wrote never reaches the next round's reviewers, nor its checks", async () => {
+    // A reviewer that notes, each round, which of the fixer's leftovers its checkout holds.
+    const logDir = mkdtempSync(join(tmpdir(), 'revloop-probe-'));
+    const seen = join(logDir, 'seen.log');
+    const probe = {
+      command: [
+        process.execPath,
+        '-e',
+        `const fs = require('node:fs'), p = require('node:path');
+         const there = ['build/out.txt', 'src/calc.js'].filter((f) => fs.existsSync(p.join(process.env.REVLOOP_REPO, f)));
+         fs.appendFileSync(${JSON.stringify(seen)}, process.env.REVLOOP_ROUND + ':' + there.join(',') + '\\n');
+         process.stdout.write(JSON.stringify({ verdict: 'pass', findings: [] }));`,
+      ],
+    };
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          reviewers: [
+            { name: 'reviewer', ...a },
+            { name: 'probe', ...probe },
+          ],
+          fixer: a,
+          checks: [{ name: 'leftover', run: ['test', '!', '-e', 'build/out.txt'] }],
+        }),
+      ignoreState: false,
+      files: { '.gitignore': '.revloop/\nbuild/\n' },
+    });
+    repos.push(r);
+    r.plan({
+      reviewer: [{ round: 1, reply: findings(raceFinding()) }, { reply: pass }],
+      fixer: [
+        {
+          write: { 'src/calc.js': FIXED_FILE, 'build/out.txt': 'built by the fixer\n' },
+          reply: { disputed: [] },
+        },
+      ],
+    });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run, report.run.detail ?? '').toMatchObject({ status: 'completed', outcome: 'clear' });
+      const fix = fixOf(report, 1);
+      expect(fix?.commit).toEqual(expect.any(String));
+      // The commit carries the fix, not the ignored file; round 2's reviewers and checks never saw it.
+      expect(r.repo.git(['ls-tree', '-r', '--name-only', fix?.commit ?? ''])).not.toContain('build/out.txt');
+      expect(readFileSync(seen, 'utf8')).toBe('1:src/calc.js\n2:src/calc.js\n');
+      const checks = report.stages.filter((s) => s.stage === 'checks' && s.round === 1);
+      expect(checks.map((s) => (s.result as { results: { passed: boolean }[] }).results)).toEqual([
+        [expect.objectContaining({ name: 'leftover', passed: true })],
+      ]);
+    } finally {
+      await p.close();
+      rmSync(logDir, { recursive: true, force: true });
     }
   });
 });

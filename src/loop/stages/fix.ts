@@ -106,9 +106,22 @@ export async function fixStage(
       const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
       digest.catch(() => undefined);
       void readUserTree();
+      // The checkout is readied for the next stage (the clean commitAll leaves to do: ignored
+      // files the fixer made) beside these reads, not after the stage is recorded: once the
+      // fixer's files inside submodules are listed (the clean would remove them), and awaited
+      // before the stage goes on, so nothing else works in the checkout meanwhile. A failure
+      // leaves it to be readied again by the next stage.
+      const readied = commit
+        ? inSubmodules
+            .catch(() => null)
+            .then(() => ensureWorktree(ctx, commit))
+            .catch(() => undefined)
+        : Promise.resolve();
       // The user's tree is theirs: a change there is reported, never blamed on the fixer (a
       // save mid-fix looks the same as anything else's write). A failed read only loses the note.
       const changed = await readUserTree().catch(() => []);
+      // Settled before anything here can throw: a failed call readies the checkout again at once.
+      await readied;
       const notes = {
         ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
         ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
