@@ -1,5 +1,7 @@
 /** A plain-text run summary for the terminal: verdict line, then each round's findings by severity. */
+import { uncovered } from '../core/coverage.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
+import { stage } from '../core/stage-results.js';
 import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
 /**
@@ -26,6 +28,31 @@ export function unansweredReviewers(
   return report.run.snapshot.reviewers.map((r) => r.name).filter((n) => !answered.has(n));
 }
 
+/**
+ * What a round's review left out or split (issue 17), after its counts: the
+ * files reviewed of those kept, the ignored ones, the parts of a chunked
+ * review. Empty for a review of the whole diff in one call, nothing ignored.
+ */
+function coverageNote(report: Pick<RunReport, 'stages'>, round: number): string {
+  const review = stage(report.stages, round, 'review');
+  const cov = review?.coverage ? Object.entries(review.coverage) : [];
+  const first = cov[0]?.[1];
+  if (!review || !first) return '';
+  const parts = new Set(review.verdicts.flatMap((v) => (v.chunk ? [v.chunk.index] : []))).size;
+  if (first.ignored.length === 0 && parts === 0) return '';
+  const kept = first.files.length - first.ignored.length;
+  const short = cov.filter(([, c]) => uncovered(c).length > 0);
+  const reviewed =
+    short.length === 0
+      ? `${kept} file(s) reviewed`
+      : `coverage incomplete: ${short.map(([name, c]) => `${oneLine(name)} ${c.reviewed.length} of ${kept}`).join(', ')}`;
+  return [
+    `  ·  ${reviewed}`,
+    parts > 0 ? ` in ${parts} parts` : '',
+    first.ignored.length > 0 ? `, ${first.ignored.length} ignored` : '',
+  ].join('');
+}
+
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
   const snap = run.snapshot;
@@ -42,7 +69,7 @@ export function renderRunSummary(report: RunReport): string {
     out.push(
       missing
         ? `  round ${r.round}  ${r.head.slice(0, 7)}  not reviewed: ${missing.length ? `no verdict from ${missing.map(oneLine).join(', ')}` : 'the review did not complete'}`
-        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)`,
+        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)${coverageNote(report, r.round)}`,
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);

@@ -4,17 +4,26 @@
  * refutation, the decision and its progress evidence, the fix, the checks).
  */
 import { analyzeParsed } from '../analyze/analyze.js';
+import { type Coverage, uncovered } from '../core/coverage.js';
 import type { FindingRow, RunRow } from '../core/ledger.js';
 import { notBlockingBecause, type RunReport, roundLog } from '../core/run-report.js';
-import { type StageResults, type StageRow, stage as stageOf } from '../core/stage-results.js';
+import {
+  type DroppedFinding,
+  type ReviewResult,
+  type StageResults,
+  type StageRow,
+  stage as stageOf,
+} from '../core/stage-results.js';
 import { isTerminal, type Stage } from '../core/types.js';
 import type {
   CalibrationRun,
   CalibrationView,
+  CoverageView,
   FindingView,
   RoundView,
   RunDetail,
   RunSummary,
+  VerdictView,
 } from './view-types.js';
 
 export function runSummary(r: RunRow): RunSummary {
@@ -59,6 +68,53 @@ const stageResult = <S extends Stage>(stages: StageRow[], round: number, stage: 
 
 const SEVERITY_ORDER = { MAJOR: 0, MODERATE: 1, MINOR: 2 } as const;
 
+/**
+ * One verdict per reviewer, in the review's (configured) order: a chunked
+ * review's verdicts (a hundred calls on a 20 MB change) are folded into one,
+ * findings if any part had some, with the count of parts.
+ */
+export function verdictViews(verdicts: ReviewResult['verdicts']): VerdictView[] {
+  const out = new Map<string, VerdictView>();
+  for (const v of verdicts) {
+    const seen = out.get(v.reviewer);
+    const found = v.verdict === 'findings' ? 1 : 0;
+    if (!seen) {
+      out.set(v.reviewer, {
+        reviewer: v.reviewer,
+        verdict: v.verdict,
+        modelId: v.modelId,
+        ...(v.chunk ? { parts: { count: 1, withFindings: found } } : {}),
+      });
+      continue;
+    }
+    if (v.verdict === 'findings') seen.verdict = 'findings';
+    seen.modelId ??= v.modelId;
+    if (seen.parts) {
+      seen.parts.count++;
+      seen.parts.withFindings += found;
+    }
+  }
+  return [...out.values()];
+}
+
+/** Most files named as not reviewed, per reviewer (a run that stopped mid-review can leave thousands). */
+const MISSING_SHOWN = 5;
+
+export function coverageView(coverage: Record<string, Coverage>, dropped: DroppedFinding[]): CoverageView {
+  const all = Object.values(coverage);
+  const first = all[0];
+  return {
+    kept: first ? first.files.filter((f) => f.ignored === undefined).length : 0,
+    reviewers: Object.entries(coverage).map(([reviewer, c]) => ({
+      reviewer,
+      reviewed: c.reviewed.length,
+      missing: uncovered(c).slice(0, MISSING_SHOWN),
+    })),
+    ignored: first?.ignored ?? [],
+    dropped: dropped.map((d) => ({ reviewer: d.reviewer, file: d.file, rule: d.rule })),
+  };
+}
+
 export function runDetail(report: RunReport, now: number): RunDetail {
   const { run, stages } = report;
   const s = run.snapshot;
@@ -83,9 +139,8 @@ export function runDetail(report: RunReport, now: number): RunDetail {
         round: r.round,
         head: r.head,
         startedAt: r.startedAt,
-        verdicts: review
-          ? review.verdicts.map((v) => ({ reviewer: v.reviewer, verdict: v.verdict, modelId: v.modelId }))
-          : null,
+        verdicts: review ? verdictViews(review.verdicts) : null,
+        coverage: review?.coverage ? coverageView(review.coverage, review.dropped ?? []) : null,
         findings,
         refuter: refute?.refuter ?? s.refuter?.name ?? null,
         decide: decide

@@ -62,12 +62,36 @@ export interface AttemptView {
   detail: string | null;
 }
 
+export interface VerdictView {
+  reviewer: string;
+  verdict: 'pass' | 'findings';
+  modelId: string | null;
+  /** The chunks the diff was reviewed in (each its own call), and how many of them had findings. */
+  parts?: { count: number; withFindings: number };
+}
+
+export interface CoverageView {
+  /** Files of the diff no ignore rule left out. */
+  kept: number;
+  /** Per reviewer, in configured order: how many of those it reviewed, and the first it did not. */
+  reviewers: { reviewer: string; reviewed: number; missing: string[] }[];
+  ignored: { path: string; rule: string }[];
+  /** Findings on ignored paths, dropped with the rule that matched. */
+  dropped: { reviewer: string; file: string; rule: string }[];
+}
+
 export interface RoundView {
   round: number;
   head: string;
   startedAt: number;
-  /** Each reviewer's verdict; null while the review stage is not complete. */
-  verdicts: { reviewer: string; verdict: 'pass' | 'findings'; modelId: string | null }[] | null;
+  /**
+   * Each reviewer's verdict, in configured order; null while the review stage is
+   * not complete. A chunked review's verdicts are one per reviewer here: findings
+   * if any part had some, with the count of parts.
+   */
+  verdicts: VerdictView[] | null;
+  /** What the review covered (issue 17); null for a round recorded before coverage existed. */
+  coverage: CoverageView | null;
   findings: FindingView[];
   refuter: string | null;
   decide: {

@@ -13,6 +13,7 @@ import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
+import { renderRunSummary } from '../../src/report/terminal.js';
 import { binaryBytes } from '../helpers/binary-bytes.js';
 import { withMethod } from '../helpers/with-method.js';
 import {
@@ -195,6 +196,10 @@ describe('point 3: chunked review with coverage', () => {
       expect(callKey(parts, sha256)).toBe(v.callKey);
     }
     for (const name of ['x', 'y']) expect(rv.coverage?.[name]?.reviewed).toHaveLength(4);
+    const st = await runCli(['status', runId], { cwd: r.dir });
+    expect(st.stdout).toContain(
+      `0 blocking, 0 finding(s)  ·  4 file(s) reviewed in ${chunks.length} parts\n`,
+    );
     const rounds = res.json?.rounds as { coverage: ReviewResult['coverage']; verdicts: unknown[] }[];
     expect(rounds[0]?.coverage).toEqual(rv.coverage);
     // review --json names each verdict's chunk, in the review's order.
@@ -419,6 +424,12 @@ describe('point 4: ignore globs', () => {
       const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8');
       expect(prompt).not.toContain('gen/out.js');
       expect(out.run.snapshot.ignore).toEqual({ globs: ['gen/**'], attributes: [] });
+      // The terminal's round line says what was left out.
+      expect(renderRunSummary(out.report)).toContain(
+        'round 1  ' +
+          out.run.head.slice(0, 7) +
+          '  0 blocking, 0 finding(s)  ·  1 file(s) reviewed, 1 ignored\n',
+      );
     } finally {
       await p.close();
     }

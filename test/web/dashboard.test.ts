@@ -8,6 +8,7 @@ import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
 import { type RunningUi, startUi } from '../../src/web/start.js';
 import {
+  chunkedRun,
   compileForBrowser,
   ensureArtifactsDir,
   hostileRun,
@@ -30,6 +31,7 @@ let browser: Browser;
 let demo: Served & { runId: string };
 let oscillation: Served & { runId: string; log: unknown };
 let hostile: Served & { runId: string; findingId: string };
+let chunked: Served & { runId: string };
 let shots: string;
 
 async function serve(dir: string): Promise<Served> {
@@ -48,22 +50,24 @@ beforeAll(async () => {
   shots = ensureArtifactsDir();
   build = compileForBrowser();
   const env = { PATH: process.env.PATH };
-  const [d, o, h, b] = await Promise.all([
+  const [d, o, h, c, b] = await Promise.all([
     runDemo({ scenario: 'default', env }),
     runDemo({ scenario: 'oscillation', env }),
     hostileRun(),
+    chunkedRun(),
     launchBrowser(),
   ]);
   browser = b;
   demo = { ...(await serve(d.dir)), runId: d.report.run.id };
   oscillation = { ...(await serve(o.dir)), runId: o.report.run.id, log: roundLog(o.report) };
   hostile = { ...(await serve(h.dir)), runId: h.runId, findingId: h.findingId };
+  chunked = { ...(await serve(c.dir)), runId: c.runId };
   // Three loops, a browser bundle and a browser start: seconds alone, minutes on a loaded machine.
 }, 600_000);
 
 afterAll(async () => {
   await browser?.close();
-  for (const s of [demo, oscillation, hostile]) {
+  for (const s of [demo, oscillation, hostile, chunked]) {
     await s?.ui.close();
     await s?.store.close();
   }
@@ -114,6 +118,29 @@ describe('pages', () => {
     const verify = await text(page.locator('#verify'));
     expect(verify).toMatch(/verifies|does not verify: \w+/);
     await shot(page, 'run');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a chunked review as one verdict per reviewer with its parts, and the round's coverage", async () => {
+    const { page, problems } = await openPage(`${chunked.ui.url}runs/${chunked.runId}`);
+    const r1 = page.locator('section.round[data-round="1"]');
+    await expect.poll(() => r1.locator('.verdicts .chip').count()).toBe(2);
+    const a = await text(r1.locator('.verdicts .chip[data-reviewer="a"]'));
+    const b = await text(r1.locator('.verdicts .chip[data-reviewer="b"]'));
+    const parts = Number(/(\d+) parts/.exec(b)?.[1]);
+    expect(parts).toBeGreaterThan(1);
+    expect(a).toMatch(new RegExp(`a:\\s*findings · findings in ${parts} of ${parts} parts`));
+    expect(b).toMatch(new RegExp(`b:\\s*pass · ${parts} parts`));
+    const coverage = await text(r1.locator('dl.coverage'));
+    expect(coverage).toMatch(/a 4 of 4 files\s*complete · b 4 of 4 files\s*complete/);
+    expect(coverage).toContain("1 file left out by the config's ignore rules");
+    expect(coverage).toContain(`${parts} findings on ignored paths`);
+    await r1.locator('dl.coverage details > summary').first().click();
+    expect(await text(r1.locator('dl.coverage details').first())).toContain(
+      'vendor/lib.js (ignore: "vendor/**")',
+    );
+    await shot(page, 'run-chunked');
     expect(problems).toEqual([]);
     await page.close();
   });

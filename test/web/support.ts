@@ -8,9 +8,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { RunRow } from '../../src/core/ledger.js';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
+import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -184,21 +186,73 @@ export async function hostileRun(): Promise<{ dir: string; runId: string; findin
     },
     'total: start from the first element',
   );
+  return reviewIn(
+    dir,
+    { headRef: 'feature/total', change: `feature/total ${PAYLOAD}` },
+    async (store, run) => {
+      const f = (await store.listFindings(run.id))[0];
+      if (!f) throw new Error(`hostile run has no finding (status ${run.status} ${run.detail})`);
+      return { dir, runId: run.id, findingId: f.id };
+    },
+  );
+}
+
+/**
+ * A run whose diff is reviewed in chunks (review.chunkBytes 1000, four source
+ * files) by two scripted reviewers, with a vendored file the ignore rules
+ * leave out: reviewer `a` raises a finding on it (dropped), `b` passes.
+ */
+export async function chunkedRun(): Promise<{ dir: string; runId: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-web-chunks-'));
+  const repo = await createFixtureRepo(dir);
+  const onVendored = { severity: 'MINOR', file: 'vendor/lib.js', line: 1, claim: 'vendored code style' };
+  const script = {
+    a: { '*': { reply: { verdict: 'findings', findings: [onVendored] } } },
+    b: { '*': { reply: { verdict: 'pass', findings: [] } } },
+  };
+  await repo.commit(
+    {
+      '.gitignore': '.revloop/\n',
+      'REVIEW.md': '# Rules\n\nR1. Be correct.\n',
+      'revloop.config.yaml': [
+        'criteria: REVIEW.md',
+        'reviewers:',
+        '  - { name: a, adapter: scripted, script: review/replies.json }',
+        '  - { name: b, adapter: scripted, script: review/replies.json }',
+        'ignore: ["vendor/**"]',
+        'review: { chunkBytes: 1000 }',
+        'budgets: { rounds: 1, wallSeconds: 120, costUsd: 1 }',
+        '',
+      ].join('\n'),
+      'review/replies.json': JSON.stringify(script),
+    },
+    'config',
+  );
+  await repo.branch('feature/many');
+  const body = (n: string) =>
+    Array.from({ length: 20 }, (_, i) => `export const ${n}${i} = ${i};\n`).join('');
+  await repo.commit(
+    {
+      ...Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`src/${n}.js`, body(n)])),
+      'vendor/lib.js': body('v'),
+    },
+    'four files and a vendored one',
+  );
+  return reviewIn(dir, { headRef: 'feature/many' }, async (_, run) => ({ dir, runId: run.id }));
+}
+
+/** Reviews `headRef` against `main` in `dir` on its SQLite ledger, then reads what `then` needs of the run. */
+async function reviewIn<T>(
+  dir: string,
+  req: { headRef: string; change?: string },
+  then: (store: Store, run: RunRow) => Promise<T>,
+): Promise<T> {
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
-    const res = await reviewRevision(deps, {
-      repoDir: dir,
-      baseRef: 'main',
-      headRef: 'feature/total',
-      change: `feature/total ${PAYLOAD}`,
-      configFrom: 'base',
-    });
-    if (res.kind !== 'run') throw new Error(`hostile run deferred: ${res.detail}`);
-    const findings = await store.listFindings(res.run.id);
-    const f = findings[0];
-    if (!f) throw new Error(`hostile run has no finding (status ${res.run.status} ${res.run.detail})`);
-    return { dir, runId: res.run.id, findingId: f.id };
+    const res = await reviewRevision(deps, { repoDir: dir, baseRef: 'main', configFrom: 'base', ...req });
+    if (res.kind !== 'run') throw new Error(`${req.headRef}: run deferred: ${res.detail}`);
+    return await then(store, res.run);
   } finally {
     await store.close();
   }

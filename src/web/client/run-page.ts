@@ -1,6 +1,6 @@
 /** One run as a timeline of rounds; refreshed every 2 s while the run is active. */
 import type { CheckResult } from '../../core/progress.js';
-import type { DiffView, RoundView, RunDetail, VerifyView } from '../view-types.js';
+import type { CoverageView, DiffView, RoundView, RunDetail, VerdictView, VerifyView } from '../view-types.js';
 import {
   age,
   badge,
@@ -154,6 +154,83 @@ function decisionSection(r: RoundView): HTMLElement | null {
   );
 }
 
+/** A chunked review's parts, as the verdict chip says them. */
+function partsText(p: NonNullable<VerdictView['parts']>): string {
+  const parts = `${p.count} part${p.count === 1 ? '' : 's'}`;
+  return p.withFindings > 0 ? `findings in ${p.withFindings} of ${parts}` : parts;
+}
+
+/** What the review covered: per reviewer the files it was shown, the files left out and why. */
+function coverageSection(c: CoverageView): HTMLElement {
+  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+  return h(
+    'dl',
+    { class: 'kv coverage' },
+    h('dt', {}, 'Coverage'),
+    h(
+      'dd',
+      {},
+      c.reviewers.map((x, i) => {
+        const full = x.reviewed === c.kept;
+        return h(
+          'span',
+          { 'data-reviewer': x.reviewer },
+          i > 0 ? ' · ' : '',
+          `${x.reviewer} ${x.reviewed} of ${files(c.kept)} `,
+          badge(full ? 'complete' : 'incomplete', full ? 'ok' : 'bad'),
+          x.missing.length > 0
+            ? h('span', { class: 'muted small' }, ` not reviewed: ${x.missing.join(', ')}`)
+            : null,
+        );
+      }),
+    ),
+    c.ignored.length > 0
+      ? [
+          h('dt', {}, 'Ignored'),
+          h(
+            'dd',
+            {},
+            h(
+              'details',
+              {},
+              h('summary', {}, `${files(c.ignored.length)} left out by the config's ignore rules`),
+              h(
+                'ul',
+                { class: 'small mono' },
+                c.ignored.map((i) => h('li', {}, i.path, h('span', { class: 'muted' }, ` (${i.rule})`))),
+              ),
+            ),
+          ),
+        ]
+      : null,
+    c.dropped.length > 0
+      ? [
+          h('dt', {}, 'Dropped'),
+          h(
+            'dd',
+            {},
+            h(
+              'details',
+              {},
+              h(
+                'summary',
+                {},
+                `${c.dropped.length} finding${c.dropped.length === 1 ? '' : 's'} on ignored paths`,
+              ),
+              h(
+                'ul',
+                { class: 'small mono' },
+                c.dropped.map((d) =>
+                  h('li', {}, `${d.reviewer}: ${d.file}`, h('span', { class: 'muted' }, ` (${d.rule})`)),
+                ),
+              ),
+            ),
+          ),
+        ]
+      : null,
+  );
+}
+
 function roundSection(r: RoundView, reload: () => void): HTMLElement {
   return h(
     'section',
@@ -171,15 +248,17 @@ function roundSection(r: RoundView, reload: () => void): HTMLElement {
           r.verdicts.map((v) =>
             h(
               'span',
-              { class: 'chip' },
+              { class: 'chip', 'data-reviewer': v.reviewer },
               v.reviewer,
               ': ',
               badge(v.verdict, v.verdict === 'pass' ? 'ok' : 'bad'),
               v.modelId ? h('span', { class: 'muted small' }, ` ${v.modelId}`) : null,
+              v.parts ? h('span', { class: 'muted small' }, ` · ${partsText(v.parts)}`) : null,
             ),
           ),
         )
       : h('p', { class: 'muted' }, 'Review in progress…'),
+    r.coverage ? coverageSection(r.coverage) : null,
     findingsTable(r.findings, reload),
     r.refuter ? null : h('p', { class: 'small muted' }, 'No refuter configured.'),
     decisionSection(r),
