@@ -96,6 +96,7 @@ describe('GitHub publication (invariant 17)', () => {
       expect(b).toMatch(/^<!-- revloop finding=[0-9a-f]{24} run=\S+ revision=[0-9a-f]{40} -->/);
     expect(gh.reviews[0]?.body).toContain('### Minor (1)');
     expect(gh.reviews[0]?.body).toContain('deposit has no doc comment');
+    expect(gh.reviews[0]?.body).toContain('| files | 1 of 1 file(s) reviewed by every reviewer |');
     expect(gh.reviews[0]?.commit_id).toBe(r.head);
     expect(gh.checkRuns[0]).toMatchObject({ head_sha: r.head, name: 'revloop', conclusion: 'failure' });
     expect(res.check).toMatchObject({ sha: r.head, conclusion: 'failure', kind: 'check_run' });

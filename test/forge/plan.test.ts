@@ -51,6 +51,7 @@ const view = (over: Partial<RunView> = {}): RunView => ({
   costBudgetUsd: 5,
   reviewers: ['correctness'],
   calls: { answered: 1, expected: 1 },
+  files: null,
   prior: [],
   ...over,
 });
@@ -278,6 +279,29 @@ describe('what the plan writes', () => {
       checks: [{ id: '9', sha: H, conclusion: check.conclusion, title: check.title, summary: check.summary }],
     });
     expect(plan(view(), shown).actions).toEqual([]);
+  });
+
+  it('the review body says which files the review covered and lists those the ignore rules left out', () => {
+    const ignored = Array.from({ length: 52 }, (_, i) => ({
+      path: `dist/f${i}.js`,
+      rule: 'ignore: "dist/**"',
+    }));
+    const p = plan(view({ files: { kept: 4, reviewedByAll: 4, ignored } }), state());
+    const review = p.actions[0];
+    const body = review?.kind === 'create_summary' ? review.body : '';
+    expect(body).toContain(
+      '| files | 4 of 4 file(s) reviewed by every reviewer; 52 left out by `ignore:` (listed below) |',
+    );
+    expect(body).toContain("<summary>Left out by the config's ignore rules (52)</summary>");
+    expect(body).toContain('- `dist/f0.js`: `ignore: "dist/**"`');
+    expect(body).toContain('- `dist/f49.js`');
+    expect(body).not.toContain('dist/f50.js');
+    expect(body).toContain('- … and 2 more (the record lists every one)');
+    // Nothing ignored: the files row alone, no list.
+    const plain = plan(view({ files: { kept: 3, reviewedByAll: 3, ignored: [] } }), state()).actions[0];
+    const plainBody = plain?.kind === 'create_summary' ? plain.body : '';
+    expect(plainBody).toContain('| files | 3 of 3 file(s) reviewed by every reviewer |');
+    expect(plainBody).not.toContain('ignore rules');
   });
 
   it('the review body carries its run marker first', () => {
