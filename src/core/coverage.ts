@@ -83,3 +83,21 @@ export function roundCoverageComplete(
     snapshot.reviewers.map((r) => r.name),
   );
 }
+
+/** What a round's coverage comes to across its reviewers: files kept, reviewed by every one, and left out. */
+export interface CoverageSummary {
+  /** Files of the diff the ignore rules kept. */
+  kept: number;
+  /** Of those, the files every reviewer reviewed. */
+  reviewedByAll: number;
+  ignored: { path: string; rule: string }[];
+}
+
+/** Null for a round without reviewers' coverage (recorded before coverage existed). */
+export function coverageSummary(coverage: Record<string, Coverage> | undefined): CoverageSummary | null {
+  const all = Object.values(coverage ?? {});
+  const first = all[0];
+  if (!first) return null;
+  const kept = first.files.filter((f) => f.ignored === undefined).length;
+  return { kept, reviewedByAll: kept - new Set(all.flatMap(uncovered)).size, ignored: first.ignored };
+}

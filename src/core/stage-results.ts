@@ -209,3 +209,10 @@ export type StageCompletion = {
       | undefined;
   };
 }[Stage];
+
+/** The coverage the last review that recorded one recorded (the record's predicate carries the same). */
+export function finalCoverage(rows: Iterable<StageRow>): Record<string, Coverage> | undefined {
+  return stageRows(rows, 'review')
+    .sort((a, b) => b.round - a.round)
+    .find((row) => row.result.coverage !== undefined)?.result.coverage;
+}

@@ -3,6 +3,7 @@
  * through `neutralise`; every body starts with its hidden marker.
  */
 import { longestBacktickRun } from '../core/backtick-runs.js';
+import { coveragePhrase, ignoredDetails } from '../report/coverage-phrase.js';
 import { findingMarker, runMarker } from './markers.js';
 import { codeText, fenceFor, neutralise } from './neutralise.js';
 import type { ForgeName, PriorSettlement, RecordCheck, RunView, Suggestion, ViewFinding } from './types.js';
@@ -141,7 +142,9 @@ export function summaryBody(s: SummaryInput): string {
     `| run | ${code(v.runId)} on ${code(short(v.finalHead))}${v.finalHead !== s.target ? ` (this pull request's head is ${code(short(s.target))})` : ''} |`,
     `| rounds | ${v.rounds.filter((r) => r.round > 0).length} |`,
     `| coverage | ${v.calls.answered} of ${v.calls.expected} reviewer calls answered (${v.reviewers.map((r) => neutralise(r, 100)).join(', ')}) |`,
-    ...(v.files ? [`| files | ${filesCell(v.files)} |`] : []),
+    ...(v.files
+      ? [`| files | ${coveragePhrase(v.files)}${v.files.ignored.length > 0 ? ' (listed below)' : ''} |`]
+      : []),
     `| cost | $${v.costUsd.toFixed(2)} of $${v.costBudgetUsd.toFixed(2)} |`,
     `| record | ${s.record ? (s.record.ok ? `verified (${neutralise(s.record.reason, 300)})` : `refused: ${s.record.code}: ${neutralise(s.record.reason, 300)}`) : 'not checked: it does not cover this head'} |`,
     '',
@@ -172,19 +175,7 @@ export function summaryBody(s: SummaryInput): string {
       '',
     );
   };
-  const ignored = v.files?.ignored ?? [];
-  if (ignored.length > 0)
-    lines.push(
-      `<details><summary>Left out by the config's ignore rules (${ignored.length})</summary>`,
-      '',
-      ...ignored.slice(0, IGNORED_LISTED).map((i) => `- ${code(i.path)}: ${code(i.rule)}`),
-      ...(ignored.length > IGNORED_LISTED
-        ? [`- … and ${ignored.length - IGNORED_LISTED} more (the record lists every one)`]
-        : []),
-      '',
-      '</details>',
-      '',
-    );
+  lines.push(...ignoredDetails(v.files?.ignored ?? [], code));
   collapsed(
     'Refuted and demoted',
     notBlocking.map(
@@ -204,17 +195,6 @@ export function summaryBody(s: SummaryInput): string {
   );
   return clip(lines.join('\n'));
 }
-
-/** The summary's file coverage: a clear on a change whose files were partly left out says so. */
-function filesCell(f: NonNullable<RunView['files']>): string {
-  const reviewed = `${f.reviewedByAll} of ${f.kept} file(s) reviewed by every reviewer`;
-  return f.ignored.length > 0
-    ? `${reviewed}; ${f.ignored.length} left out by \`ignore:\` (listed below)`
-    : reviewed;
-}
-
-/** Ignored files named in the summary; the record and `revloop export` hold them all. */
-const IGNORED_LISTED = 50;
 
 function clip(body: string): string {
   return body.length <= MAX_BODY ? body : `${body.slice(0, MAX_BODY)}\n\n… (truncated; see revloop export)`;

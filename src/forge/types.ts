@@ -4,7 +4,9 @@
  * The planner (plan.ts) is a pure function from the first two to the third;
  * each forge's executor only carries the plan out.
  */
+
 import type { IncompleteConclusion, ReviewEvent } from '../core/choices.js';
+import type { CoverageSummary } from '../core/coverage.js';
 import type { NotBlockingBecause } from '../core/run-report.js';
 import type { Outcome, RunStatus, Severity, StopReason } from '../core/types.js';
 import type { CommentableLines } from './diff-lines.js';
@@ -65,7 +67,7 @@ export interface RunView {
    * kept, how many of them every reviewer reviewed, and those left out with
    * their rule. Null for a run recorded before coverage, or never reviewed.
    */
-  files: { kept: number; reviewedByAll: number; ignored: { path: string; rule: string }[] } | null;
+  files: CoverageSummary | null;
   prior: PriorSettlement[];
 }
 

@@ -3,10 +3,10 @@
  * export reads it) and the settlements of the other runs of its change.
  * Nothing here changes how the loop records.
  */
-import { uncovered } from '../core/coverage.js';
+import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
 import { notBlockingBecause, type RunReport } from '../core/run-report.js';
-import { stageRows } from '../core/stage-results.js';
+import { finalCoverage } from '../core/stage-results.js';
 import { fingerprint, sortFindings, whyNotBlocking } from '../report/findings.js';
 import type { PriorSettlement, RunView, ViewFinding } from './types.js';
 
@@ -97,24 +97,7 @@ export function runView(report: RunReport, prior: PriorSettlement[] = []): RunVi
       answered: answered.size,
       expected: rounds.filter((r) => r.round > 0).length * snap.reviewers.length,
     },
-    files: filesView(report),
+    files: coverageSummary(finalCoverage(report.stages)),
     prior,
-  };
-}
-
-/** RunView.files, from the last round whose review recorded coverage. */
-function filesView(report: RunReport): RunView['files'] {
-  const review = stageRows(report.stages, 'review')
-    .sort((a, b) => b.round - a.round)
-    .map((row) => row.result)
-    .find((r) => r.coverage !== undefined);
-  const all = Object.values(review?.coverage ?? {});
-  const first = all[0];
-  if (!first) return null;
-  const kept = first.files.filter((f) => f.ignored === undefined).length;
-  return {
-    kept,
-    reviewedByAll: kept - new Set(all.flatMap(uncovered)).size,
-    ignored: first.ignored,
   };
 }

@@ -4,8 +4,11 @@
  * under a byte limit (GitHub's job summary takes at most 1 MiB), dropping
  * findings with a note rather than being cut mid-line by the host.
  */
+import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport, roundLog } from '../core/run-report.js';
+import { finalCoverage } from '../core/stage-results.js';
+import { coveragePhrase, ignoredDetails } from './coverage-phrase.js';
 import {
   finalFindings,
   lineRange,
@@ -35,7 +38,8 @@ export function mdText(s: string): string {
     );
 }
 
-const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+/** Inline code on one line: a backtick cannot close it, a line break in a path cannot end the item. */
+const code = (s: string): string => `\`${s.replace(/`/g, "'").replace(/\r?\n|\r/g, ' ')}\``;
 
 export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): string {
   const maxBytes = opts.maxBytes ?? MARKDOWN_MAX_BYTES;
@@ -56,8 +60,11 @@ export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): strin
     `| criteria | ${mdText(snap.criteriaPath)} ${code(snap.criteriaDigest.slice(0, 12))} |`,
     `| reviewers | ${snap.reviewers.map((r) => mdText(r.model ? `${r.name} (${r.model})` : r.name)).join(', ')} |`,
     `| cost | $${run.costUsd.toFixed(2)} of $${snap.budgets.costUsd.toFixed(2)} |`,
-    '',
   ];
+  const files = coverageSummary(finalCoverage(report.stages));
+  if (files) head.push(`| files | ${coveragePhrase(files)} |`);
+  head.push('');
+  head.push(...ignoredDetails(files?.ignored ?? [], code));
   if (run.detail) head.push(`> ${mdText(run.detail)}`, '');
 
   const log = roundLog(report);

@@ -1,5 +1,5 @@
 /** A plain-text run summary for the terminal: verdict line, then each round's findings by severity. */
-import { uncovered } from '../core/coverage.js';
+import { coverageSummary, uncovered } from '../core/coverage.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { stage } from '../core/stage-results.js';
 import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
@@ -35,21 +35,19 @@ export function unansweredReviewers(
  */
 function coverageNote(report: Pick<RunReport, 'stages'>, round: number): string {
   const review = stage(report.stages, round, 'review');
-  const cov = review?.coverage ? Object.entries(review.coverage) : [];
-  const first = cov[0]?.[1];
-  if (!review || !first) return '';
+  const summary = coverageSummary(review?.coverage);
+  if (!review?.coverage || !summary) return '';
   const parts = new Set(review.verdicts.flatMap((v) => (v.chunk ? [v.chunk.index] : []))).size;
-  if (first.ignored.length === 0 && parts === 0) return '';
-  const kept = first.files.length - first.ignored.length;
-  const short = cov.filter(([, c]) => uncovered(c).length > 0);
+  if (summary.ignored.length === 0 && parts === 0) return '';
+  const short = Object.entries(review.coverage).filter(([, c]) => uncovered(c).length > 0);
   const reviewed =
     short.length === 0
-      ? `${kept} file(s) reviewed`
-      : `coverage incomplete: ${short.map(([name, c]) => `${oneLine(name)} ${c.reviewed.length} of ${kept}`).join(', ')}`;
+      ? `${summary.kept} file(s) reviewed`
+      : `coverage incomplete: ${short.map(([name, c]) => `${oneLine(name)} ${c.reviewed.length} of ${summary.kept}`).join(', ')}`;
   return [
     `  ·  ${reviewed}`,
     parts > 0 ? ` in ${parts} parts` : '',
-    first.ignored.length > 0 ? `, ${first.ignored.length} ignored` : '',
+    summary.ignored.length > 0 ? `, ${summary.ignored.length} ignored` : '',
   ].join('');
 }
 

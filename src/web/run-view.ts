@@ -4,7 +4,7 @@
  * refutation, the decision and its progress evidence, the fix, the checks).
  */
 import { analyzeParsed } from '../analyze/analyze.js';
-import { type Coverage, uncovered } from '../core/coverage.js';
+import { type Coverage, coverageSummary, uncovered } from '../core/coverage.js';
 import type { FindingRow, RunRow } from '../core/ledger.js';
 import { notBlockingBecause, type RunReport, roundLog } from '../core/run-report.js';
 import {
@@ -101,16 +101,15 @@ export function verdictViews(verdicts: ReviewResult['verdicts']): VerdictView[] 
 const MISSING_SHOWN = 5;
 
 export function coverageView(coverage: Record<string, Coverage>, dropped: DroppedFinding[]): CoverageView {
-  const all = Object.values(coverage);
-  const first = all[0];
+  const summary = coverageSummary(coverage);
   return {
-    kept: first ? first.files.filter((f) => f.ignored === undefined).length : 0,
+    kept: summary?.kept ?? 0,
     reviewers: Object.entries(coverage).map(([reviewer, c]) => ({
       reviewer,
       reviewed: c.reviewed.length,
       missing: uncovered(c).slice(0, MISSING_SHOWN),
     })),
-    ignored: first?.ignored ?? [],
+    ignored: summary?.ignored ?? [],
     dropped: dropped.map((d) => ({ reviewer: d.reviewer, file: d.file, rule: d.rule })),
   };
 }

@@ -13,6 +13,7 @@ import type { ReviewResult } from '../../src/core/stage-results.js';
 import { sha256 } from '../../src/io/hash.js';
 import { reviewRevision } from '../../src/loop/operations.js';
 import { buildStatement, loadSigner, signStatement, writeRecord } from '../../src/record/index.js';
+import { toMarkdown } from '../../src/report/markdown.js';
 import { renderRunSummary } from '../../src/report/terminal.js';
 import { binaryBytes } from '../helpers/binary-bytes.js';
 import { withMethod } from '../helpers/with-method.js';
@@ -424,6 +425,11 @@ describe('point 4: ignore globs', () => {
       const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${digest}.txt`), 'utf8');
       expect(prompt).not.toContain('gen/out.js');
       expect(out.run.snapshot.ignore).toEqual({ globs: ['gen/**'], attributes: [] });
+      // The job summary says it too, and lists the file with its rule.
+      const md = toMarkdown(out.report);
+      expect(md).toContain('| files | 1 of 1 file(s) reviewed by every reviewer; 1 left out by `ignore:` |');
+      expect(md).toContain("<summary>Left out by the config's ignore rules (1)</summary>");
+      expect(md).toContain('- `gen/out.js`: `ignore: "gen/**"`');
       // The terminal's round line says what was left out.
       expect(renderRunSummary(out.report)).toContain(
         'round 1  ' +
