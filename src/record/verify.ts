@@ -287,9 +287,18 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   return {
     ok: true,
     code: 'ok',
-    reason: `record ${p.runId} covers ${short(p.finalHead)}, outcome ${p.outcome}`,
+    reason: `record ${p.runId} covers ${short(p.finalHead)}, outcome ${p.outcome}${ignoredNote(p)}`,
     ...signed,
   };
+}
+
+/** A clear that left files out by the config's ignore rules says so (issue 17: no partial review unsaid). */
+function ignoredNote(p: Predicate): string {
+  const cov = p.coverage as Record<string, Partial<Coverage>> | null | undefined;
+  const ignored = cov ? Object.values(cov)[0]?.ignored : undefined;
+  return Array.isArray(ignored) && ignored.length > 0
+    ? `, ${ignored.length} file(s) left out by the config's ignore rules`
+    : '';
 }
 
 /**

@@ -430,6 +430,10 @@ describe('point 4: ignore globs', () => {
       expect(md).toContain('| files | 1 of 1 file(s) reviewed by every reviewer; 1 left out by `ignore:` |');
       expect(md).toContain("<summary>Left out by the config's ignore rules (1)</summary>");
       expect(md).toContain('- `gen/out.js`: `ignore: "gen/**"`');
+      // So does the CI gate's one line.
+      const v = await runCli(['verify', out.run.recordPath ?? ''], { cwd: r.dir });
+      expect(v.code, v.stderr).toBe(0);
+      expect(v.stdout).toContain("outcome clear, 1 file(s) left out by the config's ignore rules");
       // The terminal's round line says what was left out.
       expect(renderRunSummary(out.report)).toContain(
         'round 1  ' +
