@@ -35,10 +35,10 @@
  * that change diff output itself.
  */
 import { createHash } from 'node:crypto';
-import type { DiffRead, Git, LeavesOut } from '../ports/git.js';
+import type { DiffRead, Git } from '../ports/git.js';
 import { BARE, type CommonDir, pinAttributes } from './common-dir.js';
 import { CONTEXT_LINES } from './diff-parse.js';
-import { type CollectedDiff, DiffTextCollector } from './diff-text-collector.js';
+import { DiffTextCollector } from './diff-text-collector.js';
 import { DiffTooLargeError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
@@ -98,27 +98,27 @@ export function canonicalDiffOps(
     head: string,
     keepUpTo: number,
     stopPast: boolean,
-    leavesOut?: LeavesOut | Promise<LeavesOut>,
+    leavesOut?: (path: string) => boolean,
   ): Promise<{ cut: true } | ({ cut: false } & DiffRead)> {
     assertRev(repo, base);
     assertRev(repo, head);
     const dir = await commonDir(repo);
     const args = canonicalDiffArgs(base, head);
     const hash = createHash('sha256');
-    const text = new LateText(leavesOut, maxTextBytes);
+    let text: DiffTextCollector | null = new DiffTextCollector({ leavesOut, maxTextBytes });
     let size = 0;
     const res = await run.stream(dir, args, (c) => {
       size += c.length;
       if (size > keepUpTo) {
         if (stopPast) return false;
-        text.drop();
-      } else text.push(c);
+        text = null;
+      } else text?.push(c);
       hash.update(c);
       return true;
     });
     if (res.stopped) return { cut: true };
     if (res.code !== 0) throw await explainFailure(run, repo, [base, head], run.failure(repo, args, res));
-    return { cut: false, digest: hash.digest('hex'), ...((await text.finish()) ?? { text: null }) };
+    return { cut: false, digest: hash.digest('hex'), ...(text?.finish() ?? { text: null }) };
   }
 
   // Without stopPast a read is never cut.
@@ -127,7 +127,7 @@ export function canonicalDiffOps(
     base: string,
     head: string,
     keepUpTo: number,
-    leavesOut?: LeavesOut | Promise<LeavesOut>,
+    leavesOut?: (path: string) => boolean,
   ) {
     const r = await read(repo, base, head, keepUpTo, false, leavesOut);
     if (r.cut) throw new Error('unreachable: a read without stopPast was cut');
@@ -150,52 +150,4 @@ export function canonicalDiffOps(
       return r.text;
     },
   };
-}
-
-/**
- * The text collector of one read, whose ignore rules may still be on their
- * way (a promise): git's pieces wait, in order, until they come, then go to
- * the collector; past keepUpTo the text is dropped (null). The digest is
- * hashed as the pieces arrive, whatever the rules.
- */
-class LateText {
-  private collector: DiffTextCollector | null = null;
-  private waiting: Buffer[] | null = [];
-  private dropped = false;
-  private readonly ready: Promise<void>;
-
-  constructor(leavesOut: LeavesOut | Promise<LeavesOut>, maxTextBytes: number | undefined) {
-    const start = (rules: LeavesOut) => {
-      if (this.dropped) return;
-      this.collector = new DiffTextCollector({ leavesOut: rules, maxTextBytes });
-      for (const piece of this.waiting ?? []) this.collector.push(piece);
-      this.waiting = null;
-    };
-    if (leavesOut instanceof Promise) {
-      this.ready = leavesOut.then(start);
-      // A rejection is the read's failure once the read is over (finish), not an unhandled one before.
-      this.ready.catch(() => undefined);
-    } else {
-      start(leavesOut);
-      this.ready = Promise.resolve();
-    }
-  }
-
-  push(piece: Buffer): void {
-    if (this.dropped) return;
-    if (this.collector) this.collector.push(piece);
-    else this.waiting?.push(piece);
-  }
-
-  /** Past the limit: no text, and nothing more kept. */
-  drop(): void {
-    this.dropped = true;
-    this.collector = null;
-    this.waiting = null;
-  }
-
-  async finish(): Promise<CollectedDiff | null> {
-    await this.ready;
-    return this.dropped ? null : (this.collector?.finish() ?? null);
-  }
 }

@@ -162,16 +162,18 @@ export async function changeSettlements(deps: Pick<LoopDeps, 'store' | 'hash'>, 
 export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admission> {
   const refs = await resolveRevision(deps, req);
   const source = req.configFrom === 'head' ? refs.head : refs.base;
-  // Independent reads, started together; a failure is reported in the order they were asked:
-  // merge base, config, diff, identity. The diff, the longest read, and the identity start as
-  // soon as the merge base is known. The read takes the config's ignore rules when they come
-  // (the config's read and parse were 10-20 ms the diff used to wait for): pieces git writes
-  // before them wait for them, so the read still keeps no body of a file the rules leave out.
+  // Independent reads, started together (the diff as soon as the merge base is known);
+  // a failure is reported in the order they were asked: merge base, config, diff, identity.
+  // The diff, the longest read, starts as soon as the merge base and the config are in (the
+  // config usually first); the identity once the merge base is.
   const config = loadConfigAt(deps.git, refs.repo, source, req.configPath);
-  const rules = config.then((loaded) => leavesOut(ignoreRulesOf(loaded)));
   const started = [
     config,
-    refs.mergeBase.then((mb) => deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY, rules)),
+    // The config first (it is usually read before the merge base is known): the read keeps no body
+    // of a file its ignore rules leave out, whatever the order the two come in.
+    Promise.all([refs.mergeBase, config]).then(([mb, loaded]) =>
+      deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY, leavesOut(ignoreRulesOf(loaded))),
+    ),
     refs.mergeBase.catch(() => undefined).then(() => deps.git.identity(refs.repo)),
   ] as const;
   for (const p of started) p.catch(() => undefined);

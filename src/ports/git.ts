@@ -34,9 +34,6 @@ export interface RenameSection {
   text: string;
 }
 
-/** Whether a path's section is kept to its header (Git.diffRead); undefined: every section whole. */
-export type LeavesOut = ((path: string) => boolean) | undefined;
-
 /** One read of the canonical diff (Git.diffRead). */
 export interface DiffRead {
   digest: string;
@@ -101,12 +98,9 @@ export interface Git {
     maxBytes: number,
     /**
      * Files whose section the text keeps to its extended header (the frozen
-     * ignore rules: in no prompt, so their bodies are never held). A promise
-     * lets the read start before the rules are known (admission reads the
-     * config beside it): the pieces that come first wait for them, and a
-     * rejection fails the read with it.
+     * ignore rules: in no prompt, so their bodies are never held).
      */
-    leavesOut?: LeavesOut | Promise<LeavesOut>,
+    leavesOut?: (path: string) => boolean,
   ): Promise<DiffRead>;
   /**
    * The sections every prompt of a revision cuts from: diffSections' of the

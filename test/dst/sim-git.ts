@@ -11,7 +11,7 @@ import { diffSections } from '../../src/git/diff-sections.js';
 import { DiffTextCollector } from '../../src/git/diff-text-collector.js';
 import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
 import { sha256 } from '../../src/io/hash.js';
-import type { ChangedFile, FileHunks, Git, LeavesOut } from '../../src/ports/git.js';
+import type { ChangedFile, FileHunks, Git } from '../../src/ports/git.js';
 import { fileDiffText, lineHunks } from './line-diff.js';
 
 type Files = ReadonlyMap<string, string>;
@@ -123,10 +123,9 @@ export class SimGit implements Git {
     base: string,
     head: string,
     maxBytes: number,
-    rules?: LeavesOut | Promise<LeavesOut>,
+    leavesOut?: (path: string) => boolean,
   ) {
     const text = this.diffOf(base, head);
-    const leavesOut = await rules;
     if (Buffer.byteLength(text) > maxBytes) return { digest: sha256(text), text: null };
     const bytes = Buffer.from(text, 'utf8');
     const collector = new DiffTextCollector({ leavesOut });

@@ -190,47 +190,4 @@ describe('diffRead on a real repository', () => {
     expect(read.text).not.toContain('+row');
     expect(read.text).toContain('+export const a = 5;');
   });
-
-  it('rules still on their way (admission reads the config beside the diff) give the same read, whenever they come', async () => {
-    repo.write('data/late.txt', 'cell\n'.repeat(20_000));
-    repo.write('b.ts', 'export const b = 7;\n');
-    const head = repo.commit('more data and code');
-    const git = createGit();
-    const rule = (p: string) => p.startsWith('data/');
-    const now = await git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY, rule);
-    expect(now.text).not.toContain('+cell');
-    // Resolved at once, after git has written everything (a timer past the read), and with no rules at all.
-    const soon = await git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY, Promise.resolve(rule));
-    let release: (r: typeof rule) => void = () => undefined;
-    const late = new Promise<typeof rule>((r) => {
-      release = r;
-    });
-    const reading = git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY, late);
-    setTimeout(() => release(rule), 300);
-    expect(soon).toEqual(now);
-    expect(await reading).toEqual(now);
-    const none = await git.diffRead(
-      repo.dir,
-      base,
-      head,
-      Number.POSITIVE_INFINITY,
-      Promise.resolve(undefined),
-    );
-    expect(none).toEqual(await git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY));
-    expect(none.text).toContain('+cell');
-    // Past the limit while the rules are still coming: no text (never a partial one), the digest whole.
-    const small = await git.diffRead(
-      repo.dir,
-      base,
-      head,
-      1_000,
-      new Promise((r) => setTimeout(() => r(rule), 100)),
-    );
-    expect(small).toEqual({ digest: now.digest, text: null });
-    // Rules that never come (the config failed): the read fails with the config's error.
-    const bad = new Error('revloop.config.yaml: reviewers: required');
-    await expect(
-      git.diffRead(repo.dir, base, head, Number.POSITIVE_INFINITY, Promise.reject(bad)),
-    ).rejects.toBe(bad);
-  });
 });
