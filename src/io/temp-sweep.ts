@@ -9,7 +9,7 @@
  * writer's temp file is about to be renamed, and a pid reused by another
  * process keeps a leftover until that one ends (kept, never wrongly removed).
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempFileWriter } from './atomic-file.js';
 import { pidAlive } from './pid.js';
@@ -30,7 +30,7 @@ const DEPTH = 2;
 export function sweepTempFiles(dir: string, isAlive: (pid: number) => boolean = pidAlive): SweptTempFile[] {
   const out: SweptTempFile[] = [];
   const walk = (d: string, depth: number) => {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(d, { withFileTypes: true });
     } catch {
