@@ -13,7 +13,7 @@
  *   commit of renames): a save resolves only after an fsync of the directory
  *   that began after its own rename, so a resolved save is on disk.
  */
-import { stat } from 'node:fs/promises';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncDirAsync, prepareTarget, writeFileAtomicAsync } from './atomic-file.js';
 
@@ -46,11 +46,15 @@ export class PromptFiles {
     this.dir = promptsDir(stateDir);
   }
 
-  /** Saves `data` under `digest` unless a file of that digest is already stored. */
+  /**
+   * Saves `data` under `digest` unless a file of that digest is already stored;
+   * a stored one's mtime is set to now, so that gc's retention ages a prompt
+   * from its last use (prompt-retention.ts).
+   */
   async save(digest: string, data: string | Uint8Array): Promise<void> {
     const path = join(this.dir, `${digest}.txt`);
     if (this.opts.writeFile) return this.opts.writeFile(path, data);
-    if (await isFile(path)) return;
+    if (await touchIfStored(path)) return;
     if (!this.prepared) {
       prepareTarget(path);
       this.prepared = true;
@@ -77,8 +81,11 @@ export class PromptFiles {
   }
 }
 
-const isFile = (path: string): Promise<boolean> =>
-  stat(path).then(
-    (s) => s.isFile(),
+/** Whether `path` is a stored file; if so its times are set to now (one call: no stat before it). */
+const touchIfStored = (path: string): Promise<boolean> => {
+  const now = new Date();
+  return utimes(path, now, now).then(
+    () => true,
     () => false,
   );
+};

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileWriteError } from '../../src/io/errors.js';
@@ -23,15 +23,20 @@ describe('PromptFiles: prompts kept by digest, for audit', () => {
     );
   });
 
-  it('leaves a prompt already stored as it is (content-addressed: no second write)', async () => {
+  it('leaves a prompt already stored as it is (content-addressed: no second write), its mtime now its last use', async () => {
     const state = tempDir();
     mkdirSync(promptsDir(state));
     const path = promptPath(state, digestOf('kept'));
     writeFileSync(path, 'kept');
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(path, old, old);
     const before = statSync(path);
     await new PromptFiles(state).save(digestOf('kept'), 'kept');
     const after = statSync(path);
-    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect(after.ino).toBe(before.ino);
+    expect(readFileSync(path, 'utf8')).toBe('kept');
+    // gc's retention ages a prompt from the last run that used it (prompt-retention.ts).
+    expect(after.mtimeMs).toBeGreaterThan(before.mtimeMs + 39 * 86_400_000);
   });
 
   it('lands a hundred saves started together, each whole, with no temp file left', async () => {

@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { isTerminal } from '../../core/types.js';
 import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
+import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
 import { sweepTempFiles } from '../../io/temp-sweep.js';
 import { openRepoStore, workingTreeConfig } from '../../loop/compose.js';
 import { sweepPool } from '../../pool/gc.js';
@@ -16,16 +17,23 @@ interface Opts {
   repo?: string;
   store?: string;
   json?: boolean;
+  promptsOlderThan?: string;
 }
 
 /**
  * Removes the repository's pool checkouts no live run holds (the default pool
  * and the one the working tree's config names), the checkouts of their own
  * that runs now ended left in the temp dir, and the temp files that writers
- * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts).
- * Exit 0; 2 when not in a repository.
+ * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts);
+ * with --prompts-older-than, the stored prompts no run has used for that long
+ * (io/prompt-retention.ts). Exit 0; 2 when not in a repository or given a bad age.
  */
 const gc: Command<Opts> = async (_args, opts, io) => {
+  const age = opts.promptsOlderThan === undefined ? undefined : parseAge(opts.promptsOlderThan);
+  if (age === null)
+    throw new UsageError(
+      `--prompts-older-than: ${JSON.stringify(opts.promptsOlderThan)} is not an age such as 30d, 12h or 90m`,
+    );
   const git = createGit();
   const root = await git.root(resolve(io.cwd, opts.repo ?? '.'));
   const common = commonGitDir(root);
@@ -38,16 +46,54 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed];
   const held = [...sweeps.flatMap((s) => s.held), ...own.held];
   const tempFiles = sweepTempFiles(join(root, '.revloop'));
-  if (opts.json) printJson(io, { pools: [...pools], removed, held, tempFiles });
+  const prompts = age === undefined ? undefined : await prunePromptsOlderThan(root, age, opts, io.env);
+  if (opts.json) printJson(io, { pools: [...pools], removed, held, tempFiles, ...(prompts && { prompts }) });
   else {
     for (const d of removed) io.stdout(`removed ${d}\n`);
     for (const d of held) io.stdout(`kept ${d} (a live run holds it)\n`);
     for (const t of tempFiles) io.stdout(`removed ${t.path} (left by process ${t.pid}, killed mid-write)\n`);
     const temps = tempFiles.length > 0 ? `, ${tempFiles.length} temp file(s) of killed writers removed` : '';
-    io.stdout(`${removed.length} removed, ${held.length} held${temps}\n`);
+    const pruned = prompts
+      ? `, ${prompts.removed} stored prompt(s) unused for ${opts.promptsOlderThan} removed (${mb(prompts.bytes)}), ${prompts.kept} kept`
+      : '';
+    io.stdout(`${removed.length} removed, ${held.length} held${temps}${pruned}\n`);
   }
   return 0;
 };
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** An age on the command line: a whole number of days, hours or minutes (`30d`, `12h`, `90m`), in ms. */
+export function parseAge(text: string): number | null {
+  const m = /^(\d{1,6})([dhm])$/.exec(text);
+  if (!m) return null;
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+  return Number(m[1]) * unit;
+}
+
+/**
+ * Prunes the stored prompts last used more than `age` ms ago, keeping every
+ * prompt a verdict of a live run, or of a run that ended within `age`, names.
+ */
+async function prunePromptsOlderThan(
+  root: string,
+  age: number,
+  opts: Opts,
+  env: NodeJS.ProcessEnv,
+): Promise<PrunedPrompts> {
+  const cutoff = Date.now() - age;
+  const keep = new Set<string>();
+  const store = await openRepoStore(root, opts.store, env, { readonly: true });
+  try {
+    for (const run of await store.listRuns()) {
+      if (isTerminal(run.status) && (run.endedAt ?? run.updatedAt) < cutoff) continue;
+      for (const v of await store.listVerdicts(run.id)) keep.add(v.promptDigest);
+    }
+  } finally {
+    await store.close();
+  }
+  return prunePrompts(join(root, '.revloop'), cutoff, keep);
+}
 
 /** Checkouts outside the pool (`<tmp>/revloop-worktrees/<repo>-<run>-<token>`) whose run has ended or is unknown. */
 async function sweepOwnCheckouts(
