@@ -207,7 +207,10 @@ withRepo(program.command('resume'))
 
 withRepo(program.command('gc'))
   .description('remove pool checkouts and temp checkouts no live run holds')
-  .option('--prompts-older-than <age>', 'also remove stored prompts no run used for this long (30d, 12h, 90m)')
+  .option(
+    '--prompts-older-than <age>',
+    'also remove stored prompts no run used for this long (30d, 12h, 90m)',
+  )
   .option('--json', 'print one JSON document')
   .action(lazy('gc'));
 

@@ -1,42 +1,102 @@
 /**
- * Live progress on a terminal: one line, rewritten in place, with the round,
- * stage, agent, elapsed time and money spent. Nothing at all when stdout is
- * not a terminal or --json is on: then only the result is printed.
+ * What a person sees while a run goes on.
+ *
+ * - On a terminal (`live`): one line, rewritten in place, with the round,
+ *   stage, calls done of the stage's calls, the latest agent, elapsed time
+ *   and money spent.
+ * - Anywhere else (`lines`: a CI log, or --json): nothing while the run is
+ *   short, then a whole line on stderr every heartbeat (60 s by default,
+ *   `REVLOOP_HEARTBEAT_SECONDS`, 0 for none). A chunked review of a large
+ *   change can take many minutes of model calls; a log silent all that time
+ *   looks hung, and some CI systems end a step that prints nothing for ten
+ *   minutes (CircleCI's no_output_timeout). stdout, which --json owns, is
+ *   never written.
  */
+import { UsageError } from '../core/errors.js';
 import type { LoopEvent } from '../loop/deps.js';
 import type { CliIO } from './io.js';
 import { terminalSafe } from './terminal-safe.js';
 
-export function progressPrinter(io: CliIO, enabled: boolean, now: () => number = Date.now) {
-  if (!enabled) return { onEvent: undefined, done: () => undefined };
-  const started = now();
-  let spent = 0;
-  let round = 0;
-  let stage = 'admit';
-  let agent = '';
+export type ProgressMode = 'live' | 'lines';
+
+/** Timers, passed in so that a test drives them. */
+export interface ProgressClock {
+  now: () => number;
+  /** Calls `fn` every `ms` until the returned function is called. */
+  every: (ms: number, fn: () => void) => () => void;
+}
+
+const realClock: ProgressClock = {
+  now: Date.now,
+  every: (ms, fn) => {
+    const t = setInterval(fn, ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+};
+
+/** The live line's redraw, so that a long call still shows time passing. */
+const REDRAW_MS = 1000;
+const DEFAULT_HEARTBEAT_SECONDS = 60;
+
+/** The mode a run-driving command shows progress in: live on a terminal unless it prints JSON. */
+export const progressMode = (io: Pick<CliIO, 'isTTY'>, json: boolean | undefined): ProgressMode =>
+  io.isTTY && !json ? 'live' : 'lines';
+
+/** `REVLOOP_HEARTBEAT_SECONDS`: a whole number of seconds (0: no heartbeat), checked before a run starts. */
+export function heartbeatMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.REVLOOP_HEARTBEAT_SECONDS;
+  if (raw === undefined || raw === '') return DEFAULT_HEARTBEAT_SECONDS * 1000;
+  if (!/^\d{1,6}$/.test(raw))
+    throw new UsageError(
+      `REVLOOP_HEARTBEAT_SECONDS: ${JSON.stringify(raw)} is not a whole number of seconds (0 turns the heartbeat off)`,
+    );
+  return Number(raw) * 1000;
+}
+
+export function progressPrinter(io: CliIO, mode: ProgressMode, clock: ProgressClock = realClock) {
+  // Read in either mode, so that a bad value is said before any run starts, on a terminal too.
+  const heartbeat = heartbeatMs(io.env);
+  const every = mode === 'live' ? REDRAW_MS : heartbeat;
+  const started = clock.now();
+  const s = { runId: '', round: 0, stage: 'admit', agent: '', spent: 0, done: 0, total: 0 };
+  const elapsed = () => {
+    const secs = Math.floor((clock.now() - started) / 1000);
+    return mode === 'live'
+      ? `${((clock.now() - started) / 1000).toFixed(1)}s`
+      : `${Math.floor(secs / 60)}m${String(secs % 60).padStart(2, '0')}s`;
+  };
+  const calls = () => (s.total > 0 ? ` · ${Math.min(s.done, s.total)} of ${s.total} calls done` : '');
   const draw = () => {
-    const secs = ((now() - started) / 1000).toFixed(1);
-    const line = `revloop: round ${round} · ${stage}${agent ? ` · ${agent}` : ''} · ${secs}s · $${spent.toFixed(4)}`;
-    io.progress(`\r\x1b[2K${terminalSafe(line)}`);
+    if (mode === 'live') {
+      const line = `revloop: round ${s.round} · ${s.stage}${calls()}${s.agent ? ` · ${s.agent}` : ''} · ${elapsed()} · $${s.spent.toFixed(4)}`;
+      io.progress(`\r\x1b[2K${terminalSafe(line)}`);
+    } else if (s.runId)
+      io.stderr(
+        `revloop: run ${s.runId} still running after ${elapsed()}: round ${s.round} · ${s.stage}${calls()} · $${s.spent.toFixed(4)} spent\n`,
+      );
   };
   const onEvent = (e: LoopEvent) => {
+    if (e.kind !== 'retry') s.runId = e.runId;
     if (e.kind === 'stage') {
-      round = e.round;
-      stage = e.stage;
-      agent = '';
-    } else if (e.kind === 'call') agent = `${e.name}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`;
-    else if (e.kind === 'call_done') spent += e.costUsd;
-    else if (e.kind === 'retry') agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
-    draw();
+      Object.assign(s, { round: e.round, stage: e.stage, agent: '', done: 0, total: 0 });
+    } else if (e.kind === 'calls') s.total = e.total;
+    else if (e.kind === 'call') s.agent = `${e.name}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`;
+    else if (e.kind === 'call_done') {
+      s.spent += e.costUsd;
+      if (e.class === 'ok' || e.class === 'recorded') s.done++;
+    } else if (e.kind === 'retry') s.agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
+    if (mode === 'live') draw();
   };
-  // Redraw every second, so a long call still shows time passing.
-  const ticker = setInterval(draw, 1000);
-  ticker.unref();
+  const stop = every > 0 ? clock.every(every, draw) : () => undefined;
+  let ended = false;
   return {
     onEvent,
     done: () => {
-      clearInterval(ticker);
-      io.progress('\r\x1b[2K');
+      if (ended) return;
+      ended = true;
+      stop();
+      if (mode === 'live') io.progress('\r\x1b[2K');
     },
   };
 }

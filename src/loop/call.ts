@@ -71,7 +71,18 @@ export async function callAgent<R extends Role>(
     deps.hash,
   );
   const recorded = ctx.ledger.verdict(key);
-  if (recorded) return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
+  if (recorded) {
+    deps.onEvent?.({
+      kind: 'call_done',
+      runId: ctx.run.id,
+      round: spec.round,
+      role: spec.role,
+      name: spec.name,
+      class: 'recorded',
+      costUsd: 0,
+    });
+    return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
+  }
   // Saved while the call runs; awaited before anything of the call is recorded.
   const saved = ctx.savePrompt(promptDigest, spec.prompt);
   saved.catch(() => undefined);

@@ -20,6 +20,8 @@ export type ReviewerFactory = (
 /** What the driver reports as it goes: live progress on a terminal, the dashboard's event feed. */
 export type LoopEvent =
   | { kind: 'stage'; runId: string; round: number; stage: string; head: string }
+  /** The calls the stage under way will make (a chunked review's: one per reviewer and part). */
+  | { kind: 'calls'; runId: string; round: number; stage: string; total: number }
   | { kind: 'call'; runId: string; round: number; role: Role; name: string; attempt: number }
   | {
       kind: 'call_done';
@@ -27,6 +29,7 @@ export type LoopEvent =
       round: number;
       role: Role;
       name: string;
+      /** The call's class, or `recorded`: its verdict was already in the ledger (a resumed run). */
       class: string;
       costUsd: number;
     }

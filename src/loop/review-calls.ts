@@ -66,6 +66,7 @@ export async function reviewCalls(
   // diff carries whole is not repeated.
   const contextOf = plan.chunks.map((chunk) => apiReviewContext(ctx, head, chunk.files, plan.wholeInDiff));
   const limit = callsAtOnce(ctx.snapshot.review?.concurrency, ctx.reviewers.length);
+  ctx.deps.onEvent?.({ kind: 'calls', runId: ctx.run.id, round, stage: 'review', total: calls.length });
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
   // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
   // controller time (P9), and saves under way together share the file system's journal commits.

@@ -3,7 +3,7 @@ import { explainDemo } from '../../demo/explain.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
-import { progressPrinter } from '../progress.js';
+import { progressMode, progressPrinter } from '../progress.js';
 import { runJson } from '../run-json.js';
 
 interface Opts {
@@ -15,7 +15,7 @@ interface Opts {
 const demo: Command<Opts> = async (_args, opts, io) => {
   if (opts.scenario !== 'default' && opts.scenario !== 'oscillation')
     throw new UsageError(`unknown scenario "${opts.scenario}"`);
-  const progress = progressPrinter(io, io.isTTY && !opts.json);
+  const progress = progressPrinter(io, progressMode(io, opts.json));
   const res = await runDemo({
     dir: opts.dir,
     scenario: opts.scenario,

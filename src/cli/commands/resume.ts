@@ -5,7 +5,7 @@ import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
-import { progressPrinter } from '../progress.js';
+import { progressMode, progressPrinter } from '../progress.js';
 import { runJson } from '../run-json.js';
 import { exitForRun } from './review.js';
 
@@ -19,7 +19,7 @@ interface Opts {
 const resume: Command<Opts> = async (args, opts, io) => {
   // A bad --out is said now, not after the whole loop ran.
   if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
-  const progress = progressPrinter(io, io.isTTY && !opts.json);
+  const progress = progressPrinter(io, progressMode(io, opts.json));
   const { store, deps } = await openRepo(io, opts, progress.onEvent);
   try {
     const res = await resumeRun(deps, args[0] ?? '', opts.out);

@@ -8,7 +8,7 @@ import { applyRun } from '../apply.js';
 import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
-import { progressPrinter } from '../progress.js';
+import { progressMode, progressPrinter } from '../progress.js';
 import { type PublishFlags, publishOnReview } from '../publish-on-review.js';
 import { runJson } from '../run-json.js';
 
@@ -36,7 +36,7 @@ const review: Command<Opts> = async (_args, opts, io) => {
   const publishTo = opts.publish ? publishOnReview.prepare(opts, io) : null;
   // A bad --out is said now, not after the whole loop ran.
   if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
-  const progress = progressPrinter(io, io.isTTY && !opts.json);
+  const progress = progressPrinter(io, progressMode(io, opts.json));
   const ctx = await openRepo(io, opts, progress.onEvent);
   const { store, deps } = ctx;
   try {
