@@ -54,38 +54,65 @@ export function heartbeatMs(env: NodeJS.ProcessEnv): number {
   return Number(raw) * 1000;
 }
 
+interface RunProgress {
+  /** When this process first heard of the run (a worker's runs start long after the worker). */
+  since: number;
+  round: number;
+  stage: string;
+  agent: string;
+  spent: number;
+  done: number;
+  total: number;
+}
+
 export function progressPrinter(io: CliIO, mode: ProgressMode, clock: ProgressClock = realClock) {
   // Read in either mode, so that a bad value is said before any run starts, on a terminal too.
   const heartbeat = heartbeatMs(io.env);
   const every = mode === 'live' ? REDRAW_MS : heartbeat;
   const started = clock.now();
-  const s = { runId: '', round: 0, stage: 'admit', agent: '', spent: 0, done: 0, total: 0 };
-  const elapsed = () => {
-    const secs = Math.floor((clock.now() - started) / 1000);
-    return mode === 'live'
-      ? `${((clock.now() - started) / 1000).toFixed(1)}s`
-      : `${Math.floor(secs / 60)}m${String(secs % 60).padStart(2, '0')}s`;
+  // Per run: a worker drives several at once; a run leaves the map when it ends.
+  const runs = new Map<string, RunProgress>();
+  let latest = '';
+  const elapsed = (since: number) => {
+    const ms = clock.now() - since;
+    if (mode === 'live') return `${(ms / 1000).toFixed(1)}s`;
+    const secs = Math.floor(ms / 1000);
+    return `${Math.floor(secs / 60)}m${String(secs % 60).padStart(2, '0')}s`;
   };
-  const calls = () => (s.total > 0 ? ` · ${Math.min(s.done, s.total)} of ${s.total} calls done` : '');
+  const calls = (p: RunProgress) =>
+    p.total > 0 ? ` · ${Math.min(p.done, p.total)} of ${p.total} calls done` : '';
   const draw = () => {
     if (mode === 'live') {
-      const line = `revloop: round ${s.round} · ${s.stage}${calls()}${s.agent ? ` · ${s.agent}` : ''} · ${elapsed()} · $${s.spent.toFixed(4)}`;
+      const p = runs.get(latest);
+      if (!p) return;
+      const line = `revloop: round ${p.round} · ${p.stage}${calls(p)}${p.agent ? ` · ${p.agent}` : ''} · ${elapsed(started)} · $${p.spent.toFixed(4)}`;
       io.progress(`\r\x1b[2K${terminalSafe(line)}`);
-    } else if (s.runId)
+      return;
+    }
+    for (const [id, p] of runs)
       io.stderr(
-        `revloop: run ${s.runId} still running after ${elapsed()}: round ${s.round} · ${s.stage}${calls()} · $${s.spent.toFixed(4)} spent\n`,
+        `revloop: run ${id} still running after ${elapsed(p.since)}: round ${p.round} · ${p.stage}${calls(p)} · $${p.spent.toFixed(4)} spent\n`,
       );
   };
   const onEvent = (e: LoopEvent) => {
-    if (e.kind !== 'retry') s.runId = e.runId;
-    if (e.kind === 'stage') {
-      Object.assign(s, { round: e.round, stage: e.stage, agent: '', done: 0, total: 0 });
-    } else if (e.kind === 'calls') s.total = e.total;
-    else if (e.kind === 'call') s.agent = `${e.name}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`;
+    if (e.kind === 'end') {
+      runs.delete(e.runId);
+      return;
+    }
+    let p = runs.get(e.runId);
+    if (!p) {
+      p = { since: clock.now(), round: 0, stage: 'admit', agent: '', spent: 0, done: 0, total: 0 };
+      runs.set(e.runId, p);
+    }
+    latest = e.runId;
+    if (e.kind === 'stage')
+      Object.assign(p, { round: e.round, stage: e.stage, agent: '', done: 0, total: 0 });
+    else if (e.kind === 'calls') p.total = e.total;
+    else if (e.kind === 'call') p.agent = `${e.name}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`;
     else if (e.kind === 'call_done') {
-      s.spent += e.costUsd;
-      if (e.class === 'ok' || e.class === 'recorded') s.done++;
-    } else if (e.kind === 'retry') s.agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
+      p.spent += e.costUsd;
+      if (e.class === 'ok' || e.class === 'recorded') p.done++;
+    } else if (e.kind === 'retry') p.agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
     if (mode === 'live') draw();
   };
   const stop = every > 0 ? clock.every(every, draw) : () => undefined;

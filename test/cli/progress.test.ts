@@ -117,6 +117,32 @@ describe('progress in a CI log (lines)', () => {
     expect(out.stdout + out.progress).toBe('');
   });
 
+  it('keeps each run of a worker apart: its own calls, its own age, gone once it ends', () => {
+    const { io, out } = fakeIo();
+    const { clock, tick } = fakeClock();
+    const p = progressPrinter(io, 'lines', clock);
+    tick(600_000); // a worker idle for ten minutes prints nothing
+    expect(out.stderr).toBe('');
+    const a = (e: LoopEvent): LoopEvent => ({ ...e, runId: 'ra' }) as LoopEvent;
+    const b = (e: LoopEvent): LoopEvent => ({ ...e, runId: 'rb' }) as LoopEvent;
+    p.onEvent?.(a(stage('review')));
+    p.onEvent?.(a({ kind: 'calls', runId: 'ra', round: 1, stage: 'review', total: 4 }));
+    tick(30_000);
+    p.onEvent?.(b(stage('fix', 2)));
+    p.onEvent?.(a(done('ok')));
+    tick(30_000);
+    expect(out.stderr.trim().split('\n')).toEqual([
+      'revloop: run ra still running after 1m00s: round 1 · review · 1 of 4 calls done · $0.0000 spent',
+      'revloop: run rb still running after 0m30s: round 2 · fix · $0.0000 spent',
+    ]);
+    p.onEvent?.({ kind: 'end', runId: 'ra', status: 'completed', outcome: 'clear' });
+    tick(60_000);
+    expect(out.stderr.trim().split('\n').slice(2)).toEqual([
+      'revloop: run rb still running after 1m30s: round 2 · fix · $0.0000 spent',
+    ]);
+    p.done();
+  });
+
   it('REVLOOP_HEARTBEAT_SECONDS sets the interval, 0 turns it off, anything else is a usage error', () => {
     expect(heartbeatMs({})).toBe(60_000);
     expect(heartbeatMs({ REVLOOP_HEARTBEAT_SECONDS: '5' })).toBe(5_000);

@@ -3,6 +3,7 @@ import { composeDeps } from '../../loop/compose.js';
 import { runWorker } from '../../loop/operations.js';
 import { openRepo } from '../context.js';
 import type { Command } from '../io.js';
+import { progressPrinter } from '../progress.js';
 
 interface Opts {
   repo?: string;
@@ -25,6 +26,8 @@ const worker: Command<Opts> = async (_args, opts, io) => {
   const leaseSeconds = opts.leaseSeconds === undefined ? undefined : Number(opts.leaseSeconds);
   if (leaseSeconds !== undefined && (!Number.isFinite(leaseSeconds) || leaseSeconds < 1))
     throw new UsageError(`--lease-seconds must be >= 1, got "${opts.leaseSeconds}"`);
+  // Lines, never a live line: the worker's own output is a line per run, on a terminal too.
+  const progress = progressPrinter(io, 'lines');
   const { root, store } = await openRepo(io, opts);
   const deps = composeDeps({
     store,
@@ -32,6 +35,7 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     env: io.env,
     signal: io.stopSignal,
     leaseTtlMs: leaseSeconds === undefined ? undefined : leaseSeconds * 1000,
+    onEvent: progress.onEvent,
   });
   try {
     const res = await runWorker(deps, {
@@ -57,6 +61,7 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     if (!opts.json) io.stderr(`revloop worker: ${res.runs} run(s) driven, stopping\n`);
     return 0;
   } finally {
+    progress.done();
     await store.close();
   }
 };
