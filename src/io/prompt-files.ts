@@ -13,7 +13,7 @@
  *   commit of renames): a save resolves only after an fsync of the directory
  *   that began after its own rename, so a resolved save is on disk.
  */
-import { utimes } from 'node:fs/promises';
+import { stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncDirAsync, prepareTarget, writeFileAtomicAsync } from './atomic-file.js';
 
@@ -81,11 +81,21 @@ export class PromptFiles {
   }
 }
 
-/** Whether `path` is a stored file; if so its times are set to now (one call: no stat before it). */
+/**
+ * Whether `path` is stored; if so its times are set to now (one call, no stat
+ * before it). A stored file this user may not set the times of (another
+ * user's, in a shared state dir) is still stored: asked again by stat.
+ */
 const touchIfStored = (path: string): Promise<boolean> => {
   const now = new Date();
   return utimes(path, now, now).then(
     () => true,
-    () => false,
+    (err: NodeJS.ErrnoException) =>
+      err.code === 'ENOENT'
+        ? false
+        : stat(path).then(
+            (s) => s.isFile(),
+            () => false,
+          ),
   );
 };
