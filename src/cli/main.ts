@@ -206,7 +206,7 @@ withRepo(program.command('resume'))
   .action(lazy('resume'));
 
 withRepo(program.command('gc'))
-  .description('remove pool checkouts and temp checkouts no live run holds')
+  .description("remove what no live run holds: pool checkouts, temp checkouts, killed writers' temp files")
   .option(
     '--prompts-older-than <age>',
     'also remove stored prompts no run used for this long (30d, 12h, 90m)',
