@@ -70,17 +70,20 @@ export async function callAgent<R extends Role>(
     },
     deps.hash,
   );
-  const recorded = ctx.ledger.verdict(key);
-  if (recorded) {
+  /** Tells the progress printer a call ended: done, recorded before (a resumed run), or failed. */
+  const callDone = (cls: string, costUsd: number) =>
     deps.onEvent?.({
       kind: 'call_done',
       runId: ctx.run.id,
       round: spec.round,
       role: spec.role,
       name: spec.name,
-      class: 'recorded',
-      costUsd: 0,
+      class: cls,
+      costUsd,
     });
+  const recorded = ctx.ledger.verdict(key);
+  if (recorded) {
+    callDone('recorded', 0);
     return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
   }
   // Saved while the call runs; awaited before anything of the call is recorded.
@@ -167,28 +170,12 @@ export async function callAgent<R extends Role>(
         attemptDetail: res.note,
       });
       const mine = ofRole(verdict, spec.role);
-      deps.onEvent?.({
-        kind: 'call_done',
-        runId: ctx.run.id,
-        round: spec.round,
-        role: spec.role,
-        name: spec.name,
-        class: 'ok',
-        costUsd: verdict.costUsd,
-      });
+      callDone('ok', verdict.costUsd);
       return { ok: true, verdict: mine, fresh: true };
     }
     await saved;
     await deps.store.endAttempt(lease, key, attempt, res.class, res.detail);
-    deps.onEvent?.({
-      kind: 'call_done',
-      runId: ctx.run.id,
-      round: spec.round,
-      role: spec.role,
-      name: spec.name,
-      class: res.class,
-      costUsd: 0,
-    });
+    callDone(res.class, 0);
     const next = nextRetry({
       cls: res.class,
       attempt,
