@@ -35,8 +35,11 @@ let gh: FakeGitHub;
 let r: ReviewRepo;
 let p: InProcess;
 
-async function setup(config: (a: { command: string[] }) => Record<string, unknown> = (a) => baseConfig(a)) {
-  r = await makeReviewRepo({ config });
+async function setup(
+  config: (a: { command: string[] }) => Record<string, unknown> = (a) => baseConfig(a),
+  change?: Record<string, string>,
+) {
+  r = await makeReviewRepo({ config, change });
   p = await inProcess(r.dir);
   pushTo(gh, r.repo, 7, r.base, r.head);
 }
@@ -100,6 +103,23 @@ describe('GitHub publication (invariant 17)', () => {
     expect(gh.reviews[0]?.commit_id).toBe(r.head);
     expect(gh.checkRuns[0]).toMatchObject({ head_sha: r.head, name: 'revloop', conclusion: 'failure' });
     expect(res.check).toMatchObject({ sha: r.head, conclusion: 'failure', kind: 'check_run' });
+  });
+
+  it('a review that left files out by ignore: says so in the body GitHub accepts', async () => {
+    await setup((a) => baseConfig(a, { ignore: ['dist/**'] }), {
+      'src/calc.js': HEAD_FILE,
+      'dist/calc.min.js': 'export const add=(a,b)=>a+b;\n',
+    });
+    r.plan({ 'reviewer:correctness': [{ reply: pass }] });
+    const run = await review(p, r.dir);
+    expect(run.run.outcome).toBe('clear');
+    await publishGitHub(p, r.dir, gh, run.run.id);
+    const body = gh.reviews[0]?.body ?? '';
+    expect(body).toContain(
+      '| files | 1 of 1 file(s) reviewed by every reviewer; 1 left out by `ignore:` (listed below) |',
+    );
+    expect(body).toContain('dist/calc.min.js');
+    // afterEach: every request, this body included, validated against GitHub's OpenAPI description.
   });
 
   it('the same run published twice creates nothing new', async () => {

@@ -64,7 +64,7 @@ const gc: Command<Opts> = async (_args, opts, io) => {
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** An age on the command line: a whole number of days, hours or minutes (`30d`, `12h`, `90m`), in ms. */
-export function parseAge(text: string): number | null {
+function parseAge(text: string): number | null {
   const m = /^(\d{1,6})([dhm])$/.exec(text);
   if (!m) return null;
   const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
