@@ -35,6 +35,8 @@ function holder(pool: string, common: string, runId: string): Promise<{ child: C
     import(${JSON.stringify(join(ROOT, 'dist/pool/lanes.js'))}).then(({ takeLane }) => {
       const lane = takeLane({ pool: ${JSON.stringify(pool)}, size: 1, common: ${JSON.stringify(common)}, runId: ${JSON.stringify(runId)}, token: 1 });
       process.stdout.write((lane ? lane.dir : 'none') + '\\n');
+      // Held for the process's life: a lane nothing references is collected, and its lock closed with it.
+      globalThis.heldLane = lane;
       setInterval(() => {}, 1000);
     });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
