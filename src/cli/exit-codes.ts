@@ -24,6 +24,12 @@ export const Exit = {
   writeFailed: 10,
   /** eval: some cases could not run or did not complete; the report lists them and scores only the rest. */
   evalIncomplete: 11,
+  /** A trust input was refused: an ambiguous ref, a symlinked or tracked `.revloop`, a working-tree `store:`/`pool:`. */
+  untrustedInput: 12,
+  /** verify: the record covers less than the target branch's merge base to the head. */
+  narrowRecord: 13,
+  /** Confinement was required (`REVLOOP_CONFINE=require`, `--require-confined`) and is not available, or a record was not confined. */
+  notConfined: 14,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
@@ -77,6 +83,8 @@ const byCode: Record<ErrorCode, Exit> = {
   eval_corpus: Exit.usage,
   eval_case: Exit.usage,
   eval_judge: Exit.usage,
+  untrusted_input: Exit.untrustedInput,
+  confinement_unavailable: Exit.notConfined,
 };
 
 export function exitCodeFor(err: unknown): Exit {

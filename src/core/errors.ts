@@ -57,6 +57,10 @@ export const ErrorCode = {
   eval_corpus: 'eval_corpus',
   eval_case: 'eval_case',
   eval_judge: 'eval_judge',
+  // The trust boundary: an input the change could have chosen (an ambiguous ref, a symlinked or
+  // tracked state dir, a working-tree `store:`), or confinement required and not available.
+  untrusted_input: 'untrusted_input',
+  confinement_unavailable: 'confinement_unavailable',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
