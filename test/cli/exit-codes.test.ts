@@ -26,6 +26,9 @@ const BEFORE: Partial<Record<ErrorCode, number>> = {
   fenced_out: 5,
   nothing_to_review: 6,
   write_failed: 10,
+  // New with the trust boundary: each refusal has its own code.
+  untrusted_input: 12,
+  confinement_unavailable: 14,
 };
 
 describe('error codes and their exits (issue 16, point 7)', () => {
