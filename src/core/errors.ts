@@ -81,3 +81,21 @@ export class UsageError extends RevloopError {
     super('usage', message, data);
   }
 }
+
+/**
+ * An input the change under review could have chosen, where only the trusted
+ * side (the base commit, the job's flags and environment, the verifier) may
+ * choose: refused, never guessed around. Exit 12.
+ */
+export class UntrustedInputError extends RevloopError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('untrusted_input', message, data);
+  }
+}
+
+/** Confinement was required and the confined runner cannot run here. Exit 14. */
+export class ConfinementUnavailableError extends RevloopError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super('confinement_unavailable', message, data);
+  }
+}
