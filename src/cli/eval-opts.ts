@@ -15,6 +15,7 @@ export interface EvalOpts {
   // eval mine
   repo?: string;
   since?: string;
+  source?: string[];
   // eval replay
   reviewer?: string;
   with?: string;

@@ -338,6 +338,10 @@ program
   .option('--ledger <url>', 'scratch ledger (default memory:); sqlite:PATH keeps it for eval replay')
   .option('--repo <dir>', 'mine: the repository to propose cases from')
   .option('--since <ref>', 'mine: commits after this one')
+  .option(
+    '--source <glob...>',
+    'mine: the files that count as source (default: a table of language extensions, outside tests and docs)',
+  )
   .option('--reviewer <name>', 'replay: the recorded reviewer whose prompts are sent again')
   .option('--with <file>', 'replay: a config whose reviewer of that name answers them')
   .option('--store <url>', 'replay: the ledger the runs are in')

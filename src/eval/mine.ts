@@ -13,6 +13,7 @@ import { createGit } from '../git/index.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import type { Corpus, Defect, EvalCase } from './corpus-schema.js';
 import { CorpusError } from './errors.js';
+import { describeSourceRule, sourceRule } from './source-files.js';
 
 export interface MineOptions {
   repo: string;
@@ -27,23 +28,25 @@ export interface MineOptions {
   maxClean?: number | undefined;
   /** Upstream commits to take no matter the caps (and to skip: `skip`). */
   skip?: readonly string[] | undefined;
+  /** Globs of the files that count as source, instead of the language table (source-files.ts). */
+  source?: readonly string[] | undefined;
 }
 
 export interface MineResult {
   fixes: number;
   clean: number;
   skipped: { sha: string; why: string }[];
-  corpus: string;
+  /** Null when nothing qualified: no corpus is written then, and `nothing` says why. */
+  corpus: string | null;
+  /** Commits after --since that were looked at. */
+  commits: number;
+  /** What counted as source, said when nothing qualified. */
+  nothing: string | null;
 }
 
 const FIX = /\b(fix(e[sd]|ing)?|revert(s|ed)?|bug)\b/i;
-const SOURCE = /\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/;
-const NOT_SOURCE =
-  /(^|\/)(tests?|__tests__|spec|benchmarks?|bench|fixtures?|examples?|docs?)\/|\.(test|spec)\.|[.-]d\.ts$|(^|\/)(test|bench|benchmark)\.m?js$/;
-/(^|\/)(tests?|__tests__|spec|benchmarks?|bench|fixtures?|examples?|docs?)\/|\.(test|spec)\.|\.d\.ts$|(^|\/)test\.m?js$|(^|\/)bench\.m?js$/;
 
 export const isFixMessage = (subject: string) => FIX.test(subject);
-export const isSourceFile = (p: string) => SOURCE.test(p) && !NOT_SOURCE.test(p);
 
 export async function mineCases(o: MineOptions): Promise<MineResult> {
   const eg = createEvalGit();
@@ -63,10 +66,11 @@ export async function mineCases(o: MineOptions): Promise<MineResult> {
   const bundle = `bundles/${name}.bundle`;
   let fixes = 0;
   let clean = 0;
+  const isSource = sourceRule(o.source);
   for (const c of commits.reverse()) {
     if (o.skip?.includes(c.sha.slice(0, 7))) continue;
     if (!c.parent) continue;
-    const src = (await eg.touched(work, c.sha)).filter(isSourceFile);
+    const src = (await eg.touched(work, c.sha)).filter(isSource);
     if (src.length === 0) continue;
     const id = `${name}-${c.sha.slice(0, 7)}`;
     if (isFixMessage(c.subject)) {
@@ -107,12 +111,25 @@ export async function mineCases(o: MineOptions): Promise<MineResult> {
       clean++;
     }
   }
+  if (cases.length === 0) {
+    // An empty corpus measures nothing: say what was looked for instead of writing one.
+    rmSync(work, { recursive: true, force: true });
+    const looked = `${commits.length} commit(s) after ${o.since}`;
+    return {
+      fixes,
+      clean,
+      skipped,
+      corpus: null,
+      commits: commits.length,
+      nothing: `none of the ${looked} touched ${describeSourceRule(o.source)}`,
+    };
+  }
   mkdirSync(join(o.out, 'bundles'), { recursive: true });
-  if (cases.length > 0) await eg.bundle(work, join(o.out, bundle), 'refs/cases/');
+  await eg.bundle(work, join(o.out, bundle), 'refs/cases/');
   rmSync(work, { recursive: true, force: true });
   const file = join(o.out, 'corpus.json');
   writeFileAtomic(file, `${JSON.stringify(merge(file, cases, o, bundle), null, 2)}\n`);
-  return { fixes, clean, skipped, corpus: file };
+  return { fixes, clean, skipped, corpus: file, commits: commits.length, nothing: null };
 }
 
 /** The lines at the head that the fix had changed: what a reviewer should point at. */

@@ -3,7 +3,7 @@
  * `eval replay` of a kept eval's recorded prompts on another reviewer.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,65 @@ describe('revloop eval mine', () => {
     const card = JSON.parse(ev.stdout).primary;
     expect(card.totals).toMatchObject({ cases: 2, ran: 2 });
     expect(card.reviewers.at(-1).metrics).toMatchObject({ recall: 1, precision: 1, falsePositiveRate: 0 });
+  }, 600_000);
+
+  it('mines every language by its extension: a Python fix becomes a case, its test file does not count', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-eval-mine-py-'));
+    const repo = await createFixtureRepo(join(dir, 'black'));
+    const buggy = 'def last(xs):\n    return xs[len(xs)]\n';
+    const fixed = 'def last(xs):\n    return xs[len(xs) - 1]\n';
+    const first = await repo.commit({ 'src/black/lines.py': buggy, 'tests/test_lines.py': 't\n' }, 'initial');
+    await repo.commit(
+      { 'src/black/lines.py': fixed, 'tests/test_lines.py': 't2\n' },
+      'Fix last() off by one',
+    );
+    await repo.commit({ 'tests/test_lines.py': 't3\n', 'docs/index.md': 'd\n' }, 'Fix a flaky test');
+    const out = join(dir, 'corpus');
+    const r = revloop(['eval', 'mine', '--repo', repo.dir, '--since', first, '--out', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const res = JSON.parse(r.stdout);
+    // The test-only fix is no case: it changed no source a reviewer should judge.
+    expect(res).toMatchObject({ fixes: 1, clean: 0, commits: 2, nothing: null });
+    const corpus = JSON.parse(readFileSync(join(out, 'corpus.json'), 'utf8'));
+    expect(corpus.cases[0].defects).toEqual([
+      {
+        file: 'src/black/lines.py',
+        line: 2,
+        endLine: 2,
+        description: 'reintroduces what "Fix last() off by one" fixed',
+        severity: 'MAJOR',
+      },
+    ]);
+  }, 600_000);
+
+  it('says what counted as source when nothing qualified, writes nothing, and --source widens it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-eval-mine-none-'));
+    const repo = await createFixtureRepo(join(dir, 'site'));
+    const first = await repo.commit({ 'pages/a.tmpl': 'a\n' }, 'initial');
+    await repo.commit({ 'pages/a.tmpl': 'b\n' }, 'Fix the title');
+    const out = join(dir, 'corpus');
+    const r = revloop(['eval', 'mine', '--repo', repo.dir, '--since', first, '--out', out]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^proposed no case: none of the 1 commit\(s\) after \w+ touched files with a source extension \(.*\.py .*\) outside tests, fixtures, examples and docs; nothing was written\n/,
+    );
+    expect(r.stdout).toContain('--source GLOB');
+    expect(existsSync(join(out, 'corpus.json'))).toBe(false);
+    const wide = revloop([
+      'eval',
+      'mine',
+      '--repo',
+      repo.dir,
+      '--since',
+      first,
+      '--out',
+      out,
+      '--source',
+      'pages/**',
+    ]);
+    expect(wide.status).toBe(0);
+    expect(wide.stdout).toMatch(/proposed 1 known-bug case\(s\) and 0 clean case\(s\)/);
   }, 600_000);
 
   it('a --since that names nothing is one line, exit 2', () => {

@@ -13,9 +13,13 @@ const evalMine: Command<EvalOpts> = async (args, opts, io) => {
     repo: resolve(io.cwd, opts.repo),
     since: opts.since,
     out: resolve(io.cwd, opts.out ?? 'eval-corpus'),
+    source: opts.source,
   });
   if (opts.json) printJson(io, res);
-  else {
+  else if (res.nothing) {
+    io.stdout(`proposed no case: ${res.nothing}; nothing was written\n`);
+    io.stdout('pass --source GLOB (repeatable) to say which files are source, or an earlier --since\n');
+  } else {
     io.stdout(`proposed ${res.fixes} known-bug case(s) and ${res.clean} clean case(s) in ${res.corpus}\n`);
     for (const s of res.skipped) io.stdout(`  skipped ${s.sha.slice(0, 12)}: ${s.why}\n`);
     io.stdout(
