@@ -11,8 +11,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Coverage, uncovered } from '../core/coverage.js';
-import { RevloopError } from '../core/errors.js';
+import { RevloopError, UntrustedInputError } from '../core/errors.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
+import { resolveUserRef } from '../git/user-ref.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
@@ -44,6 +45,8 @@ export const VerifyCode = {
   malformed: 'malformed',
   /** The record or a key file cannot be read, or the checkout is unusable (exit 2). */
   usage: 'usage',
+  /** A ref the verifier gave names two refs (a tag beside the branch): refused, never guessed (exit 12). */
+  untrusted_input: 'untrusted_input',
 } as const;
 export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
 
@@ -60,6 +63,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   unknown_key: 4,
   malformed: 4,
   usage: 2,
+  untrusted_input: 12,
 };
 
 export interface VerifyResult {
@@ -139,6 +143,7 @@ export async function verifyRecord(text: string, opts: VerifyOptions): Promise<V
   try {
     return await verifyInner(text, opts);
   } catch (err) {
+    if (err instanceof UntrustedInputError) return fail('untrusted_input', err.message);
     // A git failure (not a repository, unreadable object) is never a pass.
     if (err instanceof RevloopError) return fail('usage', err.message);
     throw err;
@@ -199,7 +204,9 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     ? null
     : settle(
         (async () => {
-          const trustSha = opts.keysFrom ? await git.resolve(repo, opts.keysFrom) : snap.base;
+          const trustSha = opts.keysFrom
+            ? (await resolveUserRef(git, repo, opts.keysFrom, '--keys-from')).sha
+            : snap.base;
           const configPath = typeof snap.configPath === 'string' ? snap.configPath : undefined;
           const root = rootP.then(value);
           const head = headP.then(value);
