@@ -240,6 +240,10 @@ program
   .argument('<record>', 'record file (DSSE envelope)')
   .option('--key <pub...>', 'trusted public key file(s)')
   .option('--keys-from <ref>', "trust the keys listed in the config at this ref (default: the record's base)")
+  .option(
+    '--target <ref>',
+    'the branch the change merges into: the record must cover from its merge base (default: --keys-from, else origin/HEAD, main, master)',
+  )
   .option('--repo <dir>', 'checkout directory', '.')
   .option('--allow-findings', 'accept outcome "findings"')
   .option('--json', 'print one JSON document')

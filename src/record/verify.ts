@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { type Coverage, uncovered } from '../core/coverage.js';
 import { RevloopError, UntrustedInputError } from '../core/errors.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
-import { resolveUserRef } from '../git/user-ref.js';
+import { defaultTrustedRef, resolveUserRef } from '../git/user-ref.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
@@ -45,6 +45,8 @@ export const VerifyCode = {
   malformed: 'malformed',
   /** The record or a key file cannot be read, or the checkout is unusable (exit 2). */
   usage: 'usage',
+  /** The record covers less than the target's merge base to its subject (exit 13). */
+  narrow_record: 'narrow_record',
   /** A ref the verifier gave names two refs (a tag beside the branch): refused, never guessed (exit 12). */
   untrusted_input: 'untrusted_input',
 } as const;
@@ -64,6 +66,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   malformed: 4,
   usage: 2,
   untrusted_input: 12,
+  narrow_record: 13,
 };
 
 export interface VerifyResult {
@@ -87,6 +90,12 @@ export interface VerifyOptions {
   keys?: string[] | undefined;
   /** Read the config's trusted keys at this ref instead of the record's base (CI: the target branch). */
   keysFrom?: string | undefined;
+  /**
+   * The branch the change merges into: the record must start at its merge
+   * base with the record's subject, or it covers only part of the change.
+   * Default: `keysFrom`, else the checkout's default trusted ref.
+   */
+  target?: string | undefined;
   /** Accept outcome `findings`. */
   allowFindings?: boolean | undefined;
   /**
@@ -200,6 +209,19 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   const headP = settle(opts.subject ? Promise.resolve(opts.subject) : git.resolve(repo, 'HEAD'));
   const diffP = settle(git.diffDigest(repo, snap.mergeBase, p.finalHead));
   const criteriaP = settle(git.readFile(repo, criteriaAt, snap.criteriaPath));
+  const targetP = settle(
+    (async () => {
+      const target = opts.target ?? opts.keysFrom;
+      const ref = target
+        ? {
+            sha: (await resolveUserRef(git, repo, target, opts.target ? '--target' : '--keys-from')).sha,
+            name: target,
+          }
+        : await defaultTrustedRef(git, repo).then((r) => r && { sha: r.sha, name: r.refname });
+      if (!ref) return null;
+      return { name: ref.name, mergeBase: await git.mergeBase(repo, ref.sha, p.finalHead) };
+    })(),
+  );
   const trustP = explicit
     ? null
     : settle(
@@ -265,6 +287,31 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     return fail(
       'diff_mismatch',
       `diff ${short(snap.mergeBase)}..${short(checkoutHead)} hashes to ${diff.value.slice(0, 12)}, record says ${p.finalDiffDigest.slice(0, 12)}`,
+      signed,
+    );
+  // A record of the last commit only (`review --base HEAD~1`) is signed and matches its diff,
+  // but leaves the rest of the change unreviewed: it must start where the target branch and
+  // the subject meet.
+  const target = await targetP;
+  if (!target.ok) {
+    if (target.error instanceof UntrustedInputError)
+      return fail('untrusted_input', target.error.message, signed);
+    return fail(
+      'usage',
+      `cannot find the target's merge base: ${(target.error as Error)?.message ?? target.error}`,
+      signed,
+    );
+  }
+  if (!target.value)
+    return fail(
+      'usage',
+      'no target branch to check the record against: pass --target REF (or --keys-from REF)',
+      signed,
+    );
+  if (target.value.mergeBase !== snap.mergeBase)
+    return fail(
+      'narrow_record',
+      `record starts at ${short(snap.mergeBase)}, but the change merges into ${target.value.name} from ${short(target.value.mergeBase)}: it does not cover the whole change`,
       signed,
     );
   // The criteria in force are those of the base commit (DESIGN.md: a change
