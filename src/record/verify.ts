@@ -9,7 +9,6 @@
  * loads a model SDK, a database driver, zod or the web server: verify is the
  * fast path of every CI job.
  */
-import { readFileSync } from 'node:fs';
 import { type Coverage, uncovered } from '../core/coverage.js';
 import { RevloopError, UntrustedInputError } from '../core/errors.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
@@ -26,7 +25,7 @@ import {
   type ReviewPredicate,
   STATEMENT_TYPE,
 } from './statement.js';
-import { type TrustedKeys, trustedKeys } from './trusted-keys.js';
+import { readFileNoFollow, type TrustedKeys, trustedKeys } from './trusted-keys.js';
 
 export const VerifyCode = {
   ok: 'ok',
@@ -140,9 +139,12 @@ const short = (sha: string): string => sha.slice(0, 7);
 export async function verifyRecordFile(path: string, opts: VerifyOptions): Promise<VerifyResult> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileNoFollow(path).toString('utf8');
   } catch (err) {
-    return fail('usage', `cannot read record ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    // O_NOFOLLOW: a record that is a link is read from wherever the link's author chose.
+    if (code === 'ELOOP') return fail('usage', `record ${path} is a symlink: never followed`);
+    return fail('usage', `cannot read record ${path}: ${code ?? err}`);
   }
   return verifyRecord(text, opts);
 }
