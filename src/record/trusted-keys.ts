@@ -1,7 +1,7 @@
 /**
  * Which public keys `verify` trusts when no --key is given: the keys listed
- * in the config's `keys:` at a trusted commit (the record's base by default,
- * or --keys-from), plus `.revloop/keys/*.pub` on this machine. No symlink is
+ * in the config's `keys:` at a trusted commit (--keys-from, else the
+ * checkout's default trusted ref), plus `.revloop/keys/*.pub` on this machine. No symlink is
  * followed on the way to a key (a listed key whose entry is a link, a
  * `.revloop` or key file that is one), and a local key that the checked-out
  * change brings under any path (compared by key id with every key file it

@@ -2,9 +2,10 @@
  * The CI gate (invariant 14): checks a signed record against a checkout and
  * returns a result; it prints nothing and never throws for a bad record.
  *
- * Order: envelope shape, signature by a trusted key, statement shape and
- * version, then the checkout (subject == HEAD, diff digest of
- * mergeBase..HEAD, criteria digest at the record's base), then policy
+ * Order: envelope shape, signature by a key the verifier chose (never one the
+ * record names), statement shape and version, then the checkout (subject ==
+ * HEAD, diff digest of mergeBase..HEAD, mergeBase == the target's merge base,
+ * criteria digest at the record's base), then policy
  * (status completed, outcome clear unless findings are allowed). Nothing here
  * loads a model SDK, a database driver, zod or the web server: verify is the
  * fast path of every CI job.
@@ -87,7 +88,7 @@ export interface VerifyOptions {
   repo: string;
   /** Trusted public key files; when given, nothing else is trusted. */
   keys?: string[] | undefined;
-  /** Read the config's trusted keys at this ref instead of the record's base (CI: the target branch). */
+  /** Read the config's trusted keys at this ref (CI: the target branch); default: the checkout's default trusted ref. */
   keysFrom?: string | undefined;
   /**
    * The branch the change merges into: the record must start at its merge
@@ -211,15 +212,20 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   const headP = settle(opts.subject ? Promise.resolve(opts.subject) : git.resolve(repo, 'HEAD'));
   const diffP = settle(git.diffDigest(repo, snap.mergeBase, p.finalHead));
   const criteriaP = settle(git.readFile(repo, criteriaAt, snap.criteriaPath));
+  // The verifier's refs, never the record's: `--keys-from`, else the checkout's default
+  // trusted ref. (The record's own base is the signer's word, read before its signature is.)
+  const trustRefP: Promise<NamedCommit | null> = opts.keysFrom
+    ? resolveUserRef(git, repo, opts.keysFrom, '--keys-from').then((r) => ({
+        sha: r.sha,
+        name: opts.keysFrom as string,
+      }))
+    : defaultTrustedRef(git, repo).then((r) => r && { sha: r.sha, name: r.refname as string });
+  trustRefP.catch(() => undefined);
   const targetP = settle(
     (async () => {
-      const target = opts.target ?? opts.keysFrom;
-      const ref = target
-        ? {
-            sha: (await resolveUserRef(git, repo, target, opts.target ? '--target' : '--keys-from')).sha,
-            name: target,
-          }
-        : await defaultTrustedRef(git, repo).then((r) => r && { sha: r.sha, name: r.refname });
+      const ref = opts.target
+        ? { sha: (await resolveUserRef(git, repo, opts.target, '--target')).sha, name: opts.target }
+        : await trustRefP;
       if (!ref) return null;
       return { name: ref.name, mergeBase: await git.mergeBase(repo, ref.sha, p.finalHead) };
     })(),
@@ -228,13 +234,14 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     ? null
     : settle(
         (async () => {
-          const trustSha = opts.keysFrom
-            ? (await resolveUserRef(git, repo, opts.keysFrom, '--keys-from')).sha
-            : snap.base;
-          const configPath = typeof snap.configPath === 'string' ? snap.configPath : undefined;
+          const ref = await trustRefP;
+          if (!ref) throw new NoTrustedRef();
+          const trustSha = ref.sha;
           const root = rootP.then(value);
           const head = headP.then(value);
-          return trustedKeys(git, { repo, root, head, trustSha, configPath }).catch((err: unknown) => {
+          // The config file is found by its usual names: a record's `configPath` would let the
+          // signer point at any file of the trusted commit that has a `keys:` list.
+          return trustedKeys(git, { repo, root, head, trustSha }).catch((err: unknown) => {
             // A failing root or HEAD is reported as itself below (it is awaited first).
             throw new KeysUnreadable(trustSha, err);
           });
@@ -248,6 +255,7 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   if (explicit) trusted = explicit;
   else {
     const t = await (trustP as Promise<Settled<TrustedKeys>>);
+    if (!t.ok && t.error instanceof NoTrustedRef) return fail('usage', t.error.message, known);
     if (!t.ok) {
       const foreign =
         t.error instanceof KeysUnreadable ? await foreignRecord(git, repo, snap.base, p.finalHead) : null;
@@ -395,6 +403,17 @@ async function foreignRecord(git: Git, repo: string, base: string, head: string)
     .filter(Boolean)
     .join(', ');
   return `the record's commits (${missing}) are not in this repository: it was made in another repository`;
+}
+
+type NamedCommit = { sha: string; name: string };
+
+/** No --key, no --keys-from, and none of the default trusted refs exists. */
+class NoTrustedRef extends Error {
+  constructor() {
+    super(
+      'no trusted ref to read keys from (none of origin/HEAD, main, master exists): pass --keys-from REF (CI: the target branch) or --key PUB',
+    );
+  }
 }
 
 class KeysUnreadable extends Error {
