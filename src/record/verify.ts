@@ -273,6 +273,9 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   }
   const sig = checkSignatures(parsed.envelope.payloadType, parsed.body, parsed.sigs, trusted);
   if (!sig.ok) {
+    // A record of another repository is said as a mismatch with the checkout, not as a key problem.
+    const foreign = await foreignRecord(git, repo, snap.base, p.finalHead);
+    if (foreign) return fail('subject_mismatch', foreign, known);
     const note = sig.code === 'unknown_key' && skipped.length ? ` (not trusted: ${skipped.join('; ')})` : '';
     return fail(sig.code, sig.reason + note, known);
   }
