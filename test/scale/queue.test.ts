@@ -3,10 +3,12 @@
  * end to end, `enqueue` (admit only) then `worker --exit-when-idle` draining it,
  * and admission limits answered `deferred` with the limit named (invariant 3).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_GIT_ENV } from '../helpers/git-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import {
   cli,
@@ -168,27 +170,35 @@ describe('revloop on PostgreSQL', () => {
     expect(plain.stderr).toMatch(/admission deferred \(capacity\)/);
   }, 120_000);
 
-  it('the store comes from `store:` in the working tree config, or REVLOOP_STORE, without --store', async () => {
+  it('the store comes from `store:` in the config at the base, or REVLOOP_STORE, never from a working-tree edit', async () => {
     await db.truncate();
     const m = repo.clone('configured');
     const cfg = join(m.dir, 'revloop.config.yaml');
     writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}store: ${db.url}\n`);
-    const a = await cli(
-      ['enqueue', '--repo', m.dir, '--base', 'origin/main', '--head', 'origin/pr-0', '--json'],
-      cliEnv(m),
-      m.dir,
-    );
+    const enqueue = (base: string) =>
+      cli(['enqueue', '--repo', m.dir, '--base', base, '--head', 'origin/pr-0', '--json'], cliEnv(m), m.dir);
+    // Edited in the working tree only: the change's word, refused before anything connects.
+    const refused = await enqueue('origin/main');
+    expect(refused.code, refused.stderr).toBe(12);
+    expect(await sql('SELECT id FROM runs')).toEqual([]);
+    // Committed on the base the review reads its config from: the trusted side's word.
+    const git = (args: string[]) => execFileSync('git', ['-C', m.dir, ...args], { env: TEST_GIT_ENV });
+    git(['checkout', '-q', '-b', 'configured', 'origin/main']);
+    git(['commit', '-q', '-am', 'the team ledger']);
+    const a = await enqueue('refs/heads/configured');
     expect(a.code, a.stderr).toBe(0);
     const runId = (JSON.parse(a.stdout) as { runId: string }).runId;
     expect(await sql('SELECT id FROM runs')).toEqual([{ id: runId }]);
-    // Another checkout names the ledger by environment; its worker drives the run.
+    // Another checkout, with the base fetched, names the ledger by environment; its worker drives the run.
+    git(['push', '-q', 'origin', 'configured']);
+    execFileSync('git', ['-C', box.dir, 'fetch', '-q', 'origin'], { env: TEST_GIT_ENV });
     const w = await cli(
       ['worker', '--repo', box.dir, '--exit-when-idle', '--json'],
       cliEnv(box, { REVLOOP_STORE: db.url }),
       box.dir,
     );
     expect(workerLines(w.stdout)).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
-    const st = await cli(['status', '--repo', m.dir, '--json'], cliEnv(m), m.dir);
+    const st = await cli(['status', '--repo', m.dir, '--json'], cliEnv(m, { REVLOOP_STORE: db.url }), m.dir);
     expect(JSON.parse(st.stdout).runs).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
   }, 120_000);
 
