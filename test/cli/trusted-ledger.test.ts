@@ -139,6 +139,8 @@ describe('the ledger comes from the trusted side', () => {
     const res = await runCli(['review', '--head', 'topic'], { cwd: r.dir });
     expectRefused(res, /sets pool: .*but the pool in use is the default/);
     expect(r.counts().reviewer ?? 0).toBe(0);
+    // gc sweeps only the pool the trusted side names, never a directory the change names.
+    expectRefused(await runCli(['gc'], { cwd: r.dir }), /sets pool: /);
   });
 });
 
