@@ -59,6 +59,8 @@ export function revOps(
   | 'blobSizes'
   | 'pathKind'
   | 'isShallow'
+  | 'existingRefs'
+  | 'treeEntries'
 > {
   const blobs = new Map<string, Buffer | null>();
   const batchRead = blobBatchReader(run);
@@ -120,6 +122,33 @@ export function revOps(
     },
 
     commitExists: (repo, sha) => isCommit(run, repo, sha),
+
+    async existingRefs(repo, names) {
+      const wanted = names.filter((n) => n.startsWith('refs/') && !/[\0\n\r*?[\\]/.test(n));
+      if (wanted.length === 0) return [];
+      // for-each-ref matches a pattern as a prefix up to a slash too: only exact names are kept.
+      const out = await run.ok(repo, ['for-each-ref', '--format=%(refname)', ...wanted]);
+      const found = new Set(out.toString('utf8').split('\n'));
+      return wanted.filter((n) => found.has(n));
+    },
+
+    async treeEntries(repo, sha, path) {
+      assertRev(repo, sha);
+      const res = await run.exec(repo, ['ls-tree', '-r', '-t', '-z', '--full-tree', sha, '--', path]);
+      if (res.code !== 0) {
+        const err = await explainFailure(run, repo, [sha], run.failure(repo, ['ls-tree'], res));
+        throw err;
+      }
+      return res.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => {
+          const tab = line.indexOf('\t');
+          const [mode = '', type = '', oid = ''] = line.slice(0, tab).split(' ');
+          return { mode, type, oid, path: line.slice(tab + 1) };
+        });
+    },
 
     async mergeBase(repo, a, b) {
       assertRev(repo, a);

@@ -11,6 +11,7 @@ import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
+import { resolveUserRef } from '../git/user-ref.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
@@ -38,36 +39,44 @@ export interface Admission {
   repo: string;
 }
 
-const DEFAULT_BASES = ['main', 'master', 'origin/main', 'origin/master'];
+/**
+ * The bases tried without --base, by full name: `main` alone would be read as a
+ * tag `main` first (git's order), which a change's author can push.
+ */
+export const DEFAULT_BASES = [
+  'refs/heads/main',
+  'refs/heads/master',
+  'refs/remotes/origin/main',
+  'refs/remotes/origin/master',
+];
+
+/** The base commit: --base resolved unambiguously, or the first default base that exists. */
+export async function resolveBase(
+  git: LoopDeps['git'],
+  repo: string,
+  baseRef: string | undefined,
+): Promise<string> {
+  if (baseRef) return (await resolveUserRef(git, repo, baseRef, '--base')).sha;
+  for (const b of DEFAULT_BASES) {
+    const sha = await git.resolve(repo, b).catch(() => undefined);
+    if (sha) return sha;
+  }
+  throw new ConfigLoadError('no --base given and none of main, master, origin/main exists: pass --base REF');
+}
 
 export async function resolveRevision(deps: Pick<LoopDeps, 'git'>, req: AdmitRequest) {
   const { git } = deps;
-  // Without --base, the first default (`main`, the usual one) is asked beside the head.
-  const firstBase = req.baseRef ?? (DEFAULT_BASES[0] as string);
-  const named = req.headRef === 'HEAD' ? null : req.headRef;
   const repo = await git.root(req.repoDir);
   const branchOf = req.headRef === 'HEAD' ? git.currentBranch(repo) : Promise.resolve(null);
   branchOf.catch(() => undefined);
-  const candidate = (b: string) => git.resolve(repo, b).catch(() => undefined);
-  // Independent questions, asked together.
-  const [head, given, fullName] = await Promise.all([
-    git.resolve(repo, req.headRef),
-    candidate(firstBase),
-    named === null ? Promise.resolve(null) : git.fullRefName(repo, named),
-  ]);
-  let base: string | undefined;
-  if (req.baseRef) base = given ?? (await git.resolve(repo, req.baseRef));
-  else {
-    base = given;
-    for (const b of DEFAULT_BASES.slice(1)) {
-      if (base) break;
-      base = await candidate(b);
-    }
-    if (!base)
-      throw new ConfigLoadError(
-        'no --base given and none of main, master, origin/main exists: pass --base REF',
-      );
-  }
+  const baseP = resolveBase(git, repo, req.baseRef);
+  baseP.catch(() => undefined);
+  // Independent questions, asked together; the head is named unambiguously like the base.
+  const given = await resolveUserRef(git, repo, req.headRef, '--head');
+  const head = given.sha;
+  const fullName =
+    req.headRef === 'HEAD' ? null : (given.refname ?? (await git.fullRefName(repo, req.headRef)));
+  const base = await baseP;
   // Awaited by the caller, which reads the config from `base` meanwhile.
   const mergeBase = git.mergeBase(repo, base, head);
   mergeBase.catch(() => undefined);

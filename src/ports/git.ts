@@ -76,6 +76,17 @@ export interface Git {
   fullRefName(repo: string, rev: string): Promise<string | null>;
   /** Whether the full ref name `ref` resolves to commit `sha` (false when it is gone or moved). */
   refHolds(repo: string, ref: string, sha: string): Promise<boolean>;
+  /**
+   * Which of the full ref names `names` exist, exactly (no prefix or
+   * shorthand matching), in the order given. Symbolic refs count.
+   */
+  existingRefs?(repo: string, names: readonly string[]): Promise<string[]>;
+  /**
+   * The entries at and below `path` in commit `sha`, recursively, with their
+   * git modes (`120000` a symlink, `160000` a submodule), never following one;
+   * [] when the path is absent.
+   */
+  treeEntries?(repo: string, sha: string, path: string): Promise<TreeEntry[]>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;
@@ -194,4 +205,13 @@ export interface Git {
    * checkout, or null when none showed the branch.
    */
   fastForward(repo: string, ref: string, from: string, to: string): Promise<{ checkout: string | null }>;
+}
+
+/** One entry of {@link Git.treeEntries}. */
+export interface TreeEntry {
+  mode: string;
+  /** `blob`, `tree` or `commit` (a submodule). */
+  type: string;
+  oid: string;
+  path: string;
 }

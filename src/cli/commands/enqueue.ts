@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { ConfigSource } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
 import { admit } from '../../loop/admission.js';
-import { openRepo } from '../context.js';
+import { openRepo, trustFrom } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
 
@@ -35,7 +35,7 @@ const enqueue: Command<Opts> = async (_args, opts, io) => {
     costBudgetUsd: num('--cost-budget', opts.costBudget, false),
     costWindowSeconds: num('--cost-window', opts.costWindow, true),
   };
-  const { store, deps } = await openRepo(io, opts);
+  const { store, deps } = await openRepo(io, opts, undefined, {}, trustFrom(opts));
   try {
     const adm = await admit(deps, {
       repoDir: resolve(io.cwd, opts.repo ?? '.'),

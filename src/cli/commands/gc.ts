@@ -7,7 +7,7 @@ import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
 import { sweepTempFiles } from '../../io/temp-sweep.js';
-import { openRepoStore, workingTreeConfig } from '../../loop/compose.js';
+import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
 import { sweepPool } from '../../pool/gc.js';
 import { commonGitDir, poolDir } from '../../pool/location.js';
 import type { Git } from '../../ports/git.js';
@@ -38,7 +38,10 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   const root = await git.root(resolve(io.cwd, opts.repo ?? '.'));
   const common = commonGitDir(root);
   if (!common) throw new UsageError(`${root} has no .git to find its pool by`);
-  const configured = (workingTreeConfig(root)?.pool as { dir?: unknown } | undefined)?.dir;
+  // The pool the trusted config names (a working-tree `pool:` that differs is refused there).
+  const configured = (
+    (await trustedMachineConfig(root, opts.store, io.env)).pool as { dir?: unknown } | undefined
+  )?.dir;
   const pools = new Set([poolDir(common, undefined, root)]);
   if (typeof configured === 'string' && configured) pools.add(poolDir(common, configured, root));
   const sweeps = [...pools].map((p) => sweepPool(common, p));

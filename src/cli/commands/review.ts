@@ -5,7 +5,7 @@ import { reviewRevision } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { applyRun } from '../apply.js';
-import { openRepo } from '../context.js';
+import { openRepo, trustFrom } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
 import { progressMode, progressPrinter } from '../progress.js';
@@ -37,7 +37,7 @@ const review: Command<Opts> = async (_args, opts, io) => {
   // A bad --out is said now, not after the whole loop ran.
   if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, progressMode(io, opts.json));
-  const ctx = await openRepo(io, opts, progress.onEvent);
+  const ctx = await openRepo(io, opts, progress.onEvent, {}, trustFrom(opts));
   const { store, deps } = ctx;
   try {
     const res = await reviewRevision(
