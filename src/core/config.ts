@@ -267,7 +267,7 @@ export const configSchema = z
       .strictObject({
         /** How many; 0 gives every run a checkout of its own, removed at its end. */
         size: z.number().int().min(0).max(64).default(4),
-        /** Where (relative to the repository root, or absolute); default `<common git dir>/revloop/pool`. */
+        /** Where (relative to the repository root, or absolute; never inside the repository or its git dir); default `${XDG_CACHE_HOME:-$HOME/.cache}/revloop/pool`. */
         dir: z.string().min(1).optional(),
       })
       .default({ size: 4 }),

@@ -12,6 +12,7 @@ import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { resolveUserRef } from '../git/user-ref.js';
+import { commonGitDir, poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
@@ -190,6 +191,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   // An empty diff is refused before anything else is judged: no run, no record (never a clear).
   if ((await started[1].catch(() => null))?.text === '') throw await nothingToReview(deps, req, rev);
   const [loaded, diff, identity] = await Promise.all(started);
+  checkoutsOutside(deps, rev.repo, loaded.config.pool);
   const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
   const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
@@ -238,6 +240,15 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     limits,
   });
   return { result, diff, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
+}
+
+/**
+ * A pool the config puts inside the repository or its git dir is refused
+ * before any run exists (pool/location.ts): nothing is recorded, exit 12.
+ */
+function checkoutsOutside(deps: Pick<LoopDeps, 'env'>, repo: string, pool: Config['pool']): void {
+  const common = pool.size > 0 ? commonGitDir(repo) : null;
+  if (common) poolDir(common, pool.dir, repo, deps.env);
 }
 
 /** Why the diff is empty, and whether the user's uncommitted edits are what they meant to review. */
