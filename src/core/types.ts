@@ -224,6 +224,8 @@ export interface ReviewSettings {
   concurrency: number | null;
   /** A diff over this many bytes is reviewed in chunks. */
   chunkBytes: number;
+  /** Blockers of one reply sent to the refuter; the rest stand unrefuted (absent in runs admitted before it: all). */
+  maxRefutedPerReply?: number | undefined;
 }
 
 /** Admission key components (invariant 3). */

@@ -143,6 +143,7 @@ export function buildSnapshot(
       ...(c.review.seed !== undefined ? { seed: c.review.seed } : {}),
       concurrency: c.review.concurrency ?? null,
       chunkBytes: c.review.chunkBytes,
+      maxRefutedPerReply: c.review.maxRefutedPerReply,
     },
     controllerVersion: CONTROLLER_VERSION,
     ignore: ignoreRulesOf(loaded),
