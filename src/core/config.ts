@@ -147,6 +147,7 @@ const REVIEW_DEFAULTS = {
   temperature: 0,
   chunkBytes: DEFAULT_CHUNK_BYTES,
   ignoreLinguist: false,
+  maxRefutedPerReply: 20,
 } as const;
 const reviewSchema = z
   .strictObject({
@@ -161,6 +162,16 @@ const reviewSchema = z
     temperature: z.number().min(0).max(2).nullable().default(REVIEW_DEFAULTS.temperature),
     /** Sent where the protocol has one (openai); the Messages API has none. */
     seed: z.number().int().optional(),
+    /** Blockers of one reply the refuter is asked about; the rest stand as blockers, unrefuted. */
+    maxRefutedPerReply: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(REVIEW_DEFAULTS.maxRefutedPerReply)
+      .describe(
+        'Blockers of one reviewer reply sent to the refuter, one call each; the rest stand as blockers, unrefuted (default 20).',
+      ),
   })
   .default(REVIEW_DEFAULTS);
 /** How a run is published on a forge (src/forge); flags of `publish` override each key. */

@@ -48,6 +48,8 @@ export interface ReviewResult {
 export interface RefuteResult {
   refuter: string | null;
   decisions: { findingId: string; callKey: string; decision: 'upheld' | 'refuted' }[];
+  /** Blockers past `review.maxRefutedPerReply` of their reply: not sent, so they stand (absent: none). */
+  overCap?: string[] | undefined;
 }
 
 export interface FixResult {

@@ -68,6 +68,7 @@ const refuteResultSchema: z.ZodType<RefuteResult> = z
     decisions: z.array(
       z.object({ findingId: str, callKey: str, decision: z.enum(['upheld', 'refuted']) }).loose(),
     ),
+    overCap: z.array(str).optional(),
   })
   .loose();
 

@@ -10,6 +10,7 @@ import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
+import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { resolveUserRef } from '../git/user-ref.js';
 import { commonGitDir, poolDir } from '../pool/location.js';
@@ -95,13 +96,20 @@ function spec(
   name: string,
   cfg: AgentConfig | ReviewerConfig,
   template: string,
+  criteriaDigest: string,
   hash: (s: string) => string,
 ): ReviewerSpec {
+  const promptTemplateDigest = hash(`${template}\n${cfg.instructions ?? ''}`);
+  const { adapter, command, script, model, baseURL } = cfg;
   return {
     name,
-    adapter: cfg.adapter,
-    model: cfg.model,
-    promptTemplateDigest: hash(`${template}\n${cfg.instructions ?? ''}`),
+    adapter,
+    model,
+    promptTemplateDigest,
+    identityDigest: agentIdentity(
+      { adapter, command, script, model, baseURL, promptTemplateDigest, criteriaDigest },
+      hash,
+    ),
   };
 }
 
@@ -126,9 +134,13 @@ export function buildSnapshot(
     criteriaDigest: loaded.criteriaDigest,
     configDigest: loaded.configDigest,
     settlementsDigest: extra.settlementsDigest,
-    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, hash)),
-    refuter: c.refuter ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, hash) : null,
-    fixer: c.fixer ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, hash) : null,
+    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, loaded.criteriaDigest, hash)),
+    refuter: c.refuter
+      ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, loaded.criteriaDigest, hash)
+      : null,
+    fixer: c.fixer
+      ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, loaded.criteriaDigest, hash)
+      : null,
     checks: c.checks.map((k) => ({ name: k.name, run: k.run })),
     protectedPaths: protectedPaths(loaded),
     policy: c.policy,
@@ -141,6 +153,7 @@ export function buildSnapshot(
       ...(c.review.seed !== undefined ? { seed: c.review.seed } : {}),
       concurrency: c.review.concurrency ?? null,
       chunkBytes: c.review.chunkBytes,
+      maxRefutedPerReply: c.review.maxRefutedPerReply,
     },
     controllerVersion: CONTROLLER_VERSION,
     ignore: ignoreRulesOf(loaded),

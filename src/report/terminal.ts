@@ -65,6 +65,12 @@ export function fixerNote(report: Pick<RunReport, 'stages'>, round: number): str
   return `the fixer made no edit${disputed > 0 ? ` (it disputed ${disputed} blocker(s))` : ''}`;
 }
 
+/** Blockers of the round the refuter was not asked about (past `review.maxRefutedPerReply`): they stand. */
+function overCapNote(report: Pick<RunReport, 'stages'>, round: number): string {
+  const n = stage(report.stages, round, 'refute')?.overCap?.length ?? 0;
+  return n > 0 ? `  ·  ${n} blocker(s) past the refuter's per-reply cap, not refuted` : '';
+}
+
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
   const snap = run.snapshot;
@@ -81,7 +87,7 @@ export function renderRunSummary(report: RunReport): string {
     out.push(
       missing
         ? `  round ${r.round}  ${r.head.slice(0, 7)}  not reviewed: ${missing.length ? `no verdict from ${missing.map(oneLine).join(', ')}` : 'the review did not complete'}`
-        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)${coverageNote(report, r.round)}`,
+        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)${coverageNote(report, r.round)}${overCapNote(report, r.round)}`,
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);

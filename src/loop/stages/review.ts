@@ -10,9 +10,9 @@ import { findingId } from '../../core/keys.js';
 import type { Lease } from '../../core/ledger.js';
 import { findingsToGate, gateFindings } from '../../core/review-gating.js';
 import { CONTROLLER_REVIEWER } from '../../core/run-report.js';
-import type { ScopeFacts } from '../../core/scope-lock.js';
+import { passCandidates, type RecordedReview, type ScopeFacts } from '../../core/scope-lock.js';
 import { type ReviewResult, reviewerVerdicts } from '../../core/stage-results.js';
-import { isBlockingSeverity, type ReportedFinding } from '../../core/types.js';
+import { isBlockingSeverity, type ReportedFinding, type ReviewerSpec } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
@@ -126,27 +126,40 @@ async function scopeFacts(
   return { passedAt, touchedSincePass: touched };
 }
 
-/** For each reviewer, the latest earlier revision of this change it passed that is an ancestor of `head`. */
+/**
+ * For each reviewer, the latest earlier revision of this change it passed that is an ancestor
+ * of `head`: passes by the same name and identity only (core/scope-lock.ts decides which).
+ */
 async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
   const { store } = ctx.deps;
-  const all = reviewerVerdicts(await store.listVerdictsForChange(ctx.run.changeKey)).filter(
-    (v) => v.revision !== head,
-  );
-  // Issue 17: a revision reviewed in chunks is passed only when no chunk of it had findings.
-  const raised = new Set(
-    all.filter((v) => v.reply.verdict !== 'pass').map((v) => `${v.reviewer}@${v.revision}`),
-  );
-  const verdicts = all
-    .filter((v) => v.reply.verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`))
-    .sort((a, b) => b.recordedAt - a.recordedAt);
-  for (const v of verdicts) {
-    if (out.has(v.reviewer)) continue;
-    if (await ctx.isAncestor(v.revision, head)) out.set(v.reviewer, v.revision);
+  const verdicts = reviewerVerdicts(await store.listVerdictsForChange(ctx.run.changeKey));
+  const identities = new Map<string, ReadonlyMap<string, string>>();
+  for (const runId of new Set(verdicts.map((v) => v.runId))) {
+    const snapshot = runId === ctx.run.id ? ctx.snapshot : (await store.getRun(runId))?.snapshot;
+    identities.set(runId, identitiesOf(snapshot?.reviewers ?? []));
+  }
+  const recorded: RecordedReview[] = verdicts.map((v) => ({
+    reviewer: v.reviewer,
+    revision: v.revision,
+    verdict: v.reply.verdict,
+    recordedAt: v.recordedAt,
+    identity: identities.get(v.runId)?.get(v.reviewer) ?? null,
+  }));
+  const candidates = passCandidates(recorded, identitiesOf(ctx.snapshot.reviewers), head);
+  for (const [reviewer, revisions] of candidates) {
+    for (const revision of revisions) {
+      if (!(await ctx.isAncestor(revision, head))) continue;
+      out.set(reviewer, revision);
+      break;
+    }
   }
   return out;
 }
+
+const identitiesOf = (specs: readonly ReviewerSpec[]): Map<string, string> =>
+  new Map(specs.flatMap((r) => (r.identityDigest ? [[r.name, r.identityDigest] as const] : [])));
 
 async function editedProtectedPaths(ctx: RunContext, head: string): Promise<string[]> {
   const s = ctx.snapshot;
