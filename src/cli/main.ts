@@ -240,7 +240,14 @@ program
   .description('check a signed record against the checkout')
   .argument('<record>', 'record file (DSSE envelope)')
   .option('--key <pub...>', 'trusted public key file(s)')
-  .option('--keys-from <ref>', "trust the keys listed in the config at this ref (default: the record's base)")
+  .option(
+    '--keys-from <ref>',
+    'trust the keys listed in the config at this ref (default: origin/HEAD, else main, else master)',
+  )
+  .option(
+    '--target <ref>',
+    'the branch the change merges into: the record must cover from its merge base (default: --keys-from, else origin/HEAD, main, master)',
+  )
   .option('--repo <dir>', 'checkout directory', '.')
   .option('--allow-findings', 'accept outcome "findings"')
   .option('--json', 'print one JSON document')

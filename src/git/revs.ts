@@ -61,6 +61,7 @@ export function revOps(
   | 'isShallow'
   | 'existingRefs'
   | 'treeEntries'
+  | 'changedBlobs'
 > {
   const blobs = new Map<string, Buffer | null>();
   const batchRead = blobBatchReader(run);
@@ -130,6 +131,21 @@ export function revOps(
       const out = await run.ok(repo, ['for-each-ref', '--format=%(refname)', ...wanted]);
       const found = new Set(out.toString('utf8').split('\n'));
       return wanted.filter((n) => found.has(n));
+    },
+
+    async changedBlobs(repo, from, to) {
+      assertRev(repo, from);
+      assertRev(repo, to);
+      const out = await run.ok(repo, ['diff-tree', '-r', '-z', '--no-renames', '--no-ext-diff', from, to]);
+      // -z: ":<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0" per file.
+      const parts = out.toString('utf8').split('\0');
+      const files: { path: string; oid: string; mode: string }[] = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        const [, mode = '', , oid = '', status = ''] = (parts[i] as string).replace(/^:/, '').split(' ');
+        if (status === 'A' || status === 'M' || status === 'T')
+          files.push({ path: parts[i + 1] as string, oid, mode });
+      }
+      return files;
     },
 
     async treeEntries(repo, sha, path) {

@@ -87,6 +87,15 @@ export interface Git {
    * [] when the path is absent.
    */
   treeEntries?(repo: string, sha: string, path: string): Promise<TreeEntry[]>;
+  /**
+   * The files `to` has that `from` does not have with the same content (added
+   * or modified, no rename detection), with their new blob ids.
+   */
+  changedBlobs?(
+    repo: string,
+    from: string,
+    to: string,
+  ): Promise<{ path: string; oid: string; mode: string }[]>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;

@@ -29,7 +29,8 @@ export function prePushHook(node: string, main: string): string {
   return `#!/bin/sh
 ${HOOK_MARKER} (written by \`revloop hook install\`; rerun it to update).
 # Refuses a push unless a signed record in .revloop/records/ verifies for the
-# pushed commit. Bypass once with \`git push --no-verify\`.
+# pushed commit, with verify's own choice of keys and target branch (origin/HEAD,
+# else main, else master). Bypass once with \`git push --no-verify\`.
 REVLOOP_NODE=${shQuote(node)}
 REVLOOP_MAIN=${shQuote(main)}
 revloop() {
@@ -37,6 +38,11 @@ revloop() {
 }
 root=$(git rev-parse --show-toplevel) || exit 1
 cd "$root" || exit 1
+# Records are read from this machine's state directory, never through a link a change could commit.
+if [ -L .revloop ] || [ -L .revloop/records ]; then
+  echo "revloop: refusing to push: .revloop or .revloop/records is a symlink: records are never read through a link" >&2
+  exit 1
+fi
 head=$(git rev-parse HEAD) || exit 1
 status=0
 while read -r local_ref local_sha remote_ref remote_sha; do

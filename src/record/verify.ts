@@ -2,17 +2,18 @@
  * The CI gate (invariant 14): checks a signed record against a checkout and
  * returns a result; it prints nothing and never throws for a bad record.
  *
- * Order: envelope shape, signature by a trusted key, statement shape and
- * version, then the checkout (subject == HEAD, diff digest of
- * mergeBase..HEAD, criteria digest at the record's base), then policy
+ * Order: envelope shape, signature by a key the verifier chose (never one the
+ * record names), statement shape and version, then the checkout (subject ==
+ * HEAD, diff digest of mergeBase..HEAD, mergeBase == the target's merge base,
+ * criteria digest at the record's base), then policy
  * (status completed, outcome clear unless findings are allowed). Nothing here
  * loads a model SDK, a database driver, zod or the web server: verify is the
  * fast path of every CI job.
  */
-import { readFileSync } from 'node:fs';
 import { type Coverage, uncovered } from '../core/coverage.js';
-import { RevloopError } from '../core/errors.js';
+import { RevloopError, UntrustedInputError } from '../core/errors.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
+import { defaultTrustedRef, resolveUserRef } from '../git/user-ref.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
@@ -25,7 +26,7 @@ import {
   type ReviewPredicate,
   STATEMENT_TYPE,
 } from './statement.js';
-import { type TrustedKeys, trustedKeys } from './trusted-keys.js';
+import { readFileNoFollow, type TrustedKeys, trustedKeys } from './trusted-keys.js';
 
 export const VerifyCode = {
   ok: 'ok',
@@ -44,6 +45,10 @@ export const VerifyCode = {
   malformed: 'malformed',
   /** The record or a key file cannot be read, or the checkout is unusable (exit 2). */
   usage: 'usage',
+  /** The record covers less than the target's merge base to its subject (exit 13). */
+  narrow_record: 'narrow_record',
+  /** A ref the verifier gave names two refs (a tag beside the branch): refused, never guessed (exit 12). */
+  untrusted_input: 'untrusted_input',
 } as const;
 export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
 
@@ -60,6 +65,8 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   unknown_key: 4,
   malformed: 4,
   usage: 2,
+  untrusted_input: 12,
+  narrow_record: 13,
 };
 
 export interface VerifyResult {
@@ -81,8 +88,14 @@ export interface VerifyOptions {
   repo: string;
   /** Trusted public key files; when given, nothing else is trusted. */
   keys?: string[] | undefined;
-  /** Read the config's trusted keys at this ref instead of the record's base (CI: the target branch). */
+  /** Read the config's trusted keys at this ref (CI: the target branch); default: the checkout's default trusted ref. */
   keysFrom?: string | undefined;
+  /**
+   * The branch the change merges into: the record must start at its merge
+   * base with the record's subject, or it covers only part of the change.
+   * Default: `keysFrom`, else the checkout's default trusted ref.
+   */
+  target?: string | undefined;
   /** Accept outcome `findings`. */
   allowFindings?: boolean | undefined;
   /**
@@ -127,9 +140,12 @@ const short = (sha: string): string => sha.slice(0, 7);
 export async function verifyRecordFile(path: string, opts: VerifyOptions): Promise<VerifyResult> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileNoFollow(path).toString('utf8');
   } catch (err) {
-    return fail('usage', `cannot read record ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    // O_NOFOLLOW: a record that is a link is read from wherever the link's author chose.
+    if (code === 'ELOOP') return fail('usage', `record ${path} is a symlink: never followed`);
+    return fail('usage', `cannot read record ${path}: ${code ?? err}`);
   }
   return verifyRecord(text, opts);
 }
@@ -139,6 +155,7 @@ export async function verifyRecord(text: string, opts: VerifyOptions): Promise<V
   try {
     return await verifyInner(text, opts);
   } catch (err) {
+    if (err instanceof UntrustedInputError) return fail('untrusted_input', err.message);
     // A git failure (not a repository, unreadable object) is never a pass.
     if (err instanceof RevloopError) return fail('usage', err.message);
     throw err;
@@ -195,15 +212,36 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   const headP = settle(opts.subject ? Promise.resolve(opts.subject) : git.resolve(repo, 'HEAD'));
   const diffP = settle(git.diffDigest(repo, snap.mergeBase, p.finalHead));
   const criteriaP = settle(git.readFile(repo, criteriaAt, snap.criteriaPath));
+  // The verifier's refs, never the record's: `--keys-from`, else the checkout's default
+  // trusted ref. (The record's own base is the signer's word, read before its signature is.)
+  const trustRefP: Promise<NamedCommit | null> = opts.keysFrom
+    ? resolveUserRef(git, repo, opts.keysFrom, '--keys-from').then((r) => ({
+        sha: r.sha,
+        name: opts.keysFrom as string,
+      }))
+    : defaultTrustedRef(git, repo).then((r) => r && { sha: r.sha, name: r.refname as string });
+  trustRefP.catch(() => undefined);
+  const targetP = settle(
+    (async () => {
+      const ref = opts.target
+        ? { sha: (await resolveUserRef(git, repo, opts.target, '--target')).sha, name: opts.target }
+        : await trustRefP;
+      if (!ref) return null;
+      return { name: ref.name, mergeBase: await git.mergeBase(repo, ref.sha, p.finalHead) };
+    })(),
+  );
   const trustP = explicit
     ? null
     : settle(
         (async () => {
-          const trustSha = opts.keysFrom ? await git.resolve(repo, opts.keysFrom) : snap.base;
-          const configPath = typeof snap.configPath === 'string' ? snap.configPath : undefined;
+          const ref = await trustRefP;
+          if (!ref) throw new NoTrustedRef();
+          const trustSha = ref.sha;
           const root = rootP.then(value);
           const head = headP.then(value);
-          return trustedKeys(git, { repo, root, head, trustSha, configPath }).catch((err: unknown) => {
+          // The config file is found by its usual names: a record's `configPath` would let the
+          // signer point at any file of the trusted commit that has a `keys:` list.
+          return trustedKeys(git, { repo, root, head, trustSha }).catch((err: unknown) => {
             // A failing root or HEAD is reported as itself below (it is awaited first).
             throw new KeysUnreadable(trustSha, err);
           });
@@ -217,6 +255,7 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   if (explicit) trusted = explicit;
   else {
     const t = await (trustP as Promise<Settled<TrustedKeys>>);
+    if (!t.ok && t.error instanceof NoTrustedRef) return fail('usage', t.error.message, known);
     if (!t.ok) {
       const foreign =
         t.error instanceof KeysUnreadable ? await foreignRecord(git, repo, snap.base, p.finalHead) : null;
@@ -258,6 +297,31 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
     return fail(
       'diff_mismatch',
       `diff ${short(snap.mergeBase)}..${short(checkoutHead)} hashes to ${diff.value.slice(0, 12)}, record says ${p.finalDiffDigest.slice(0, 12)}`,
+      signed,
+    );
+  // A record of the last commit only (`review --base HEAD~1`) is signed and matches its diff,
+  // but leaves the rest of the change unreviewed: it must start where the target branch and
+  // the subject meet.
+  const target = await targetP;
+  if (!target.ok) {
+    if (target.error instanceof UntrustedInputError)
+      return fail('untrusted_input', target.error.message, signed);
+    return fail(
+      'usage',
+      `cannot find the target's merge base: ${(target.error as Error)?.message ?? target.error}`,
+      signed,
+    );
+  }
+  if (!target.value)
+    return fail(
+      'usage',
+      'no target branch to check the record against: pass --target REF (or --keys-from REF)',
+      signed,
+    );
+  if (target.value.mergeBase !== snap.mergeBase)
+    return fail(
+      'narrow_record',
+      `record starts at ${short(snap.mergeBase)}, but the change merges into ${target.value.name} from ${short(target.value.mergeBase)}: it does not cover the whole change`,
       signed,
     );
   // The criteria in force are those of the base commit (DESIGN.md: a change
@@ -339,6 +403,17 @@ async function foreignRecord(git: Git, repo: string, base: string, head: string)
     .filter(Boolean)
     .join(', ');
   return `the record's commits (${missing}) are not in this repository: it was made in another repository`;
+}
+
+type NamedCommit = { sha: string; name: string };
+
+/** No --key, no --keys-from, and none of the default trusted refs exists. */
+class NoTrustedRef extends Error {
+  constructor() {
+    super(
+      'no trusted ref to read keys from (none of origin/HEAD, main, master exists): pass --keys-from REF (CI: the target branch) or --key PUB',
+    );
+  }
 }
 
 class KeysUnreadable extends Error {

@@ -115,6 +115,27 @@ describe('action.yml verify step', () => {
     expect(runStep({ INPUT_RECORD: path, INPUT_KEY: fx.teamPub, INPUT_ALLOW_FINDINGS: 'true' }).code).toBe(0);
   });
 
+  it('trusts keys at refs/remotes/origin/<target>, never a tag of that short name pushed with the change', async () => {
+    const r = fx.repo;
+    r.git(['checkout', '-q', '-b', 'evil', fx.base]);
+    r.write('evil.pub', readFileSync(fx.otherPub));
+    r.write('revloop.config.yaml', 'criteria: REVIEW.md\nreviewers: []\nkeys:\n  - evil.pub\n');
+    r.git(['tag', 'origin/main', r.commit('a config that trusts my key')]);
+    r.git(['checkout', '-q', 'feature']);
+    try {
+      const path = join(fx.keysDir, 'evil-note.json');
+      writeFileSync(path, JSON.stringify(signStatement(await fx.statement(), fx.other)));
+      fx.repo.git(['notes', '--ref=revloop', 'add', '-f', '-F', path, 'HEAD']);
+      fx.repo.git(['push', '-q', '-f', 'origin', 'refs/notes/revloop']);
+      fx.repo.git(['update-ref', '-d', 'refs/notes/revloop']);
+      const res = runStep({ GITHUB_BASE_REF: 'main' });
+      expect(res.code, res.stderr).toBe(4);
+      expect(res.output).toContain('ok=false\ncode=unknown_key');
+    } finally {
+      r.git(['tag', '-d', 'origin/main']);
+    }
+  });
+
   it('fails (exit 2) when there is no record at all', () => {
     const r = runStep({ INPUT_NOTES_REF: 'nothing-here' });
     expect(r.code).toBe(2);
@@ -131,6 +152,6 @@ describe('examples/gitlab-ci.yml', () => {
     >;
     const script = ci['revloop-verify']?.script?.join('\n') ?? '';
     expect(script).toContain('verify revloop-record.json');
-    expect(script).toContain('--keys-from "origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"');
+    expect(script).toContain('--keys-from "refs/remotes/origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"');
   });
 });

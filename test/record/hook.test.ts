@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreHooksPath, HOOK_MARKER } from '../../src/record/hook.js';
 import { signStatement } from '../../src/record/write.js';
 import { TEST_GIT_ENV } from '../helpers/git-repo.js';
-import { cli, ensureBuilt, type Fixture, makeFixture } from './setup.js';
+import { cli, ensureBuilt, type Fixture, makeFixture, pushRunningHooks } from './setup.js';
 
 let fx: Fixture;
 let remote: string;
@@ -23,21 +23,7 @@ afterAll(async () => {
   rmSync(remote, { recursive: true, force: true });
 });
 
-/** A push that runs hooks (the test helper's git disables them). */
-function push(ref: string): { code: number; stderr: string } {
-  try {
-    execFileSync('git', ['push', '-q', 'origin', ref], {
-      cwd: fx.repo.dir,
-      env: TEST_GIT_ENV,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      encoding: 'utf8',
-    });
-    return { code: 0, stderr: '' };
-  } catch (err) {
-    const e = err as { status: number; stderr: string };
-    return { code: e.status, stderr: e.stderr };
-  }
-}
+const push = (ref: string) => pushRunningHooks(fx.repo.dir, ref);
 
 const remoteHas = (ref: string): string | null => {
   try {

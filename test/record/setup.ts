@@ -14,7 +14,7 @@ import type { Signer } from '../../src/ports/signer.js';
 import { generateKeyPair, loadSigner } from '../../src/record/keys.js';
 import { buildStatement, type Statement } from '../../src/record/statement.js';
 import { signStatement } from '../../src/record/write.js';
-import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 import { sampleReport } from '../report/fixtures.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -127,5 +127,21 @@ export function cli(args: string[], cwd: string): { code: number; stdout: string
   } catch (err) {
     const e = err as { status: number; stdout: string; stderr: string };
     return { code: e.status, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** `git push -q origin REF` in `dir` with hooks running (the test helper's git disables them). */
+export function pushRunningHooks(dir: string, ref: string): { code: number; stderr: string } {
+  try {
+    execFileSync('git', ['push', '-q', 'origin', ref], {
+      cwd: dir,
+      env: TEST_GIT_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
+    return { code: 0, stderr: '' };
+  } catch (err) {
+    const e = err as { status: number; stderr: string };
+    return { code: e.status, stderr: e.stderr };
   }
 }

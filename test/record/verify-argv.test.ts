@@ -13,6 +13,7 @@ function commanderParse(argv: string[]): { args: string[]; opts: Record<string, 
     .argument('<record>')
     .option('--key <pub...>')
     .option('--keys-from <ref>')
+    .option('--target <ref>')
     .option('--repo <dir>', 'checkout directory', '.')
     .option('--allow-findings')
     .option('--json')
@@ -37,6 +38,7 @@ describe('parseVerifyArgv (the fast path of main.ts)', () => {
     ['rec.json', '--key', 'a.pub', 'b.pub'],
     ['rec.json', '--key=a.pub', '--repo=dir', '--keys-from=origin/main'],
     ['rec.json', '--keys-from', 'main', '--json'],
+    ['rec.json', '--target', 'refs/remotes/origin/main', '--keys-from=main'],
   ];
   it('parses plain invocations exactly as commander does', () => {
     for (const argv of agree) {

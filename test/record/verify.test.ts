@@ -271,8 +271,10 @@ describe('verify: a shallow checkout', () => {
         env: TEST_GIT_ENV,
       },
     );
+    // Keys are read at the clone's default trusted ref (its origin/HEAD), never at the record's
+    // base: the missing history is then said by the diff.
     const noKey = cli(['verify', rec, '--repo', shallow, '--json'], shallow);
-    expect(JSON.parse(noKey.stdout)).toMatchObject({ ok: false, code: 'unknown_key' });
+    expect(JSON.parse(noKey.stdout)).toMatchObject({ ok: false, code: 'diff_mismatch' });
     expect(JSON.parse(noKey.stdout).reason).toContain('fetch full history');
     const withKey = cli(['verify', rec, '--repo', shallow, '--key', fx.teamPub, '--json'], shallow);
     expect(JSON.parse(withKey.stdout)).toMatchObject({ ok: false, code: 'diff_mismatch' });

@@ -8,6 +8,7 @@ interface Opts {
   key?: string[];
   repo?: string;
   keysFrom?: string;
+  target?: string;
   allowFindings?: boolean;
   json?: boolean;
 }
@@ -23,6 +24,7 @@ const verify: Command<Opts> = async (args, opts, io) => {
     repo: resolve(io.cwd, opts.repo ?? '.'),
     keys: opts.key?.map((k) => resolve(io.cwd, k)),
     keysFrom: opts.keysFrom,
+    target: opts.target,
     allowFindings: Boolean(opts.allowFindings),
   });
   if (opts.json) {
@@ -46,7 +48,7 @@ export default verify;
 export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } | null {
   const args: string[] = [];
   const opts: Opts = {};
-  const valued = { '--repo': 'repo', '--keys-from': 'keysFrom' } as const;
+  const valued = { '--repo': 'repo', '--keys-from': 'keysFrom', '--target': 'target' } as const;
   for (let i = 0; i < argv.length; i++) {
     const tok = argv[i] as string;
     const eq = tok.indexOf('=');
@@ -55,7 +57,7 @@ export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } 
     if (name === '--allow-findings' || name === '--json') {
       if (inline !== undefined) return null;
       opts[name === '--json' ? 'json' : 'allowFindings'] = true;
-    } else if (name === '--repo' || name === '--keys-from') {
+    } else if (name === '--repo' || name === '--keys-from' || name === '--target') {
       const v = inline ?? argv[++i];
       if (v === undefined || (inline === undefined && v.startsWith('-'))) return null;
       opts[valued[name]] = v;
