@@ -74,7 +74,7 @@ export class GitFacts {
       const read = await this.diffs.peek(head)?.catch(() => undefined);
       const starts = read?.text === diff ? read.sectionStarts : undefined;
       return this.git
-        .promptSections(this.repo, this.mergeBase, head, diff, limit, starts)
+        .promptSections(this.repo, this.mergeBase, head, diff, limit, starts, this.leavesOut)
         .catch((err: Error) => {
           throw this.diffFailure(err);
         });
