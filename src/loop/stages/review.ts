@@ -55,7 +55,9 @@ export async function reviewStage(
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
-  const plan = planReview(ctx.snapshot, diff, await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot)));
+  const editedByFix = await ctx.editedByFix(head);
+  const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
+  const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
   ctx.noteBlobIds(head, plan.blobIds);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
@@ -103,6 +105,7 @@ export async function reviewStage(
     scope,
     coverage: roundCoverage(ctx.reviewers, plan, got),
     dropped,
+    ...(editedByFix.length > 0 ? { editedByFix } : {}),
     protectedEdited,
     reviewsComplete: true,
   };
