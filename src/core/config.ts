@@ -263,7 +263,9 @@ export const configSchema = z
       .array(z.string())
       .default([])
       .superRefine(globsParse)
-      .describe('Globs of paths left out of prompts, scope checks and coverage (read from the base commit).'),
+      .describe(
+        'Globs of paths of the change left out of prompts, scope checks and coverage (read from the base commit); a path the fixer edits is reviewed anyway.',
+      ),
     review: reviewSchema,
     admission: z
       .strictObject({

@@ -41,6 +41,8 @@ export interface ReviewResult {
   coverage?: Record<string, Coverage>;
   /** Issue 17: findings on ignored paths, dropped with the rule that matched. */
   dropped?: DroppedFinding[];
+  /** Paths the ignore rules match that the run's fixes edited: reviewed like any file (absent: none). */
+  editedByFix?: string[];
   protectedEdited: string[];
   reviewsComplete: true;
 }
