@@ -168,16 +168,18 @@ describe('revloop on PostgreSQL', () => {
     expect(plain.stderr).toMatch(/admission deferred \(capacity\)/);
   }, 120_000);
 
-  it('the store comes from `store:` in the working tree config, or REVLOOP_STORE, without --store', async () => {
+  it('the store comes from REVLOOP_STORE or the trusted config: a working-tree store: naming another ledger is refused (exit 12) and nothing reaches it', async () => {
     await db.truncate();
     const m = repo.clone('configured');
     const cfg = join(m.dir, 'revloop.config.yaml');
     writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}store: ${db.url}\n`);
-    const a = await cli(
-      ['enqueue', '--repo', m.dir, '--base', 'origin/main', '--head', 'origin/pr-0', '--json'],
-      cliEnv(m),
-      m.dir,
-    );
+    const enqueue = ['enqueue', '--repo', m.dir, '--base', 'origin/main', '--head', 'origin/pr-0', '--json'];
+    const refused = await cli(enqueue, cliEnv(m), m.dir);
+    expect(refused.code, refused.stderr).toBe(12);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(await sql('SELECT id FROM runs')).toEqual([]);
+    // The job names the same ledger: the working tree may repeat the value in use.
+    const a = await cli(enqueue, cliEnv(m, { REVLOOP_STORE: db.url }), m.dir);
     expect(a.code, a.stderr).toBe(0);
     const runId = (JSON.parse(a.stdout) as { runId: string }).runId;
     expect(await sql('SELECT id FROM runs')).toEqual([{ id: runId }]);
@@ -188,7 +190,7 @@ describe('revloop on PostgreSQL', () => {
       box.dir,
     );
     expect(workerLines(w.stdout)).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
-    const st = await cli(['status', '--repo', m.dir, '--json'], cliEnv(m), m.dir);
+    const st = await cli(['status', '--repo', m.dir, '--json'], cliEnv(m, { REVLOOP_STORE: db.url }), m.dir);
     expect(JSON.parse(st.stdout).runs).toEqual([expect.objectContaining({ runId, status: 'completed' })]);
   }, 120_000);
 
