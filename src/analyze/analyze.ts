@@ -45,8 +45,14 @@ export interface ReviewerCalibration {
 /** Exactly the document `revloop analyze --json` prints. */
 export interface AnalyzeResult {
   rounds: AnalyzedRound[];
-  /** The last round has no blocker (false for an empty log: a loop that never ran did not converge). */
+  /**
+   * The last round has no blocker and nothing says it went unjudged: false for an empty log (a loop
+   * that never ran did not converge), a run that ended other than `completed`, or a last round
+   * whose decision the log says was never recorded (a missing result is not a clear one).
+   */
   converged: boolean;
+  /** Why a log whose last round shows no blocker is still not converged, or null. */
+  unjudged: string | null;
   /** The first round with no blocker, or null. */
   roundsToConverge: number | null;
   /** Rounds k >= 2 whose blocking is not below round k-1's while round k-1's was above 0 (the seed's reading). */
@@ -170,9 +176,11 @@ export function analyzeParsed(log: ParsedRoundLog): AnalyzeResult {
     });
   const last = rounds[rounds.length - 1];
   const firstClear = rounds.find((r) => r.blocking === 0);
+  const unjudged = unjudgedReason(log);
   return {
     rounds: rounds.map((r, k) => ({ ...r, progress: progress[k]! })),
-    converged: last !== undefined && last.blocking === 0,
+    converged: last !== undefined && last.blocking === 0 && unjudged === null,
+    unjudged,
     roundsToConverge: firstClear?.round ?? null,
     divergentRounds: countProgress.flatMap((p, k) => (p ? [] : [k + 1])),
     stopRule: evidence ? 'evidence' : 'count',
@@ -190,6 +198,15 @@ export function analyzeParsed(log: ParsedRoundLog): AnalyzeResult {
     roundsOnWrongBlockers: wrongRounds,
     reviewers,
   };
+}
+
+/** What in the log says its last round was never judged: the run's end, or a decision recorded as missing. */
+function unjudgedReason(log: ParsedRoundLog): string | null {
+  if (log.status != null && log.status !== 'completed')
+    return `the run ended ${log.status}${log.outcome ? ` / ${log.outcome}` : ''}, with no verdict`;
+  const last = log.rounds[log.rounds.length - 1];
+  if (last && last.decision === null) return `round ${log.rounds.length} has no recorded decision`;
+  return null;
 }
 
 /**

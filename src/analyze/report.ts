@@ -44,7 +44,9 @@ export function analyzeVerdict(r: AnalyzeResult): string {
   const parts = [
     r.converged
       ? `Converged: the last round (${r.rounds.length}) has no blocker.`
-      : `Not converged: round ${r.rounds.length} still has ${r.rounds[r.rounds.length - 1]!.blocking} blocker(s).`,
+      : r.unjudged !== null
+        ? `Not converged: ${r.unjudged}.`
+        : `Not converged: round ${r.rounds.length} still has ${r.rounds[r.rounds.length - 1]!.blocking} blocker(s).`,
   ];
   if (r.roundsToConverge !== null && r.roundsToConverge !== r.rounds.length) {
     parts.push(`First clear round: ${r.roundsToConverge}.`);

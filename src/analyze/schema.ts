@@ -38,6 +38,9 @@ export const RoundLogSchema = z.object({
   ),
   stopReason: z.string().nullable().optional(),
   stopWindow: z.number().int().min(1).nullable().optional(),
+  /** How the run ended, when the log comes from `export --format rounds`. */
+  status: z.string().nullable().optional(),
+  outcome: z.string().nullable().optional(),
 });
 
 /** A round log after validation: only the fields analysis uses. */

@@ -179,6 +179,7 @@ withRepo(program.command('worker'))
   .option('--concurrency <n>', 'runs at once', '1')
   .option('--exit-when-idle', 'stop when the queue is empty')
   .option('--lease-seconds <n>', 'lease time to live (default: REVLOOP_LEASE_MS, else 30 s)')
+  .option('--store-patience <seconds>', 'how long to wait for an unavailable ledger before exiting 5', '120')
   .option('--json', 'print JSON lines')
   .action(lazy('worker'));
 

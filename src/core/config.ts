@@ -147,6 +147,7 @@ const REVIEW_DEFAULTS = {
   temperature: 0,
   chunkBytes: DEFAULT_CHUNK_BYTES,
   ignoreLinguist: false,
+  maxRefutedPerReply: 20,
 } as const;
 const reviewSchema = z
   .strictObject({
@@ -161,6 +162,16 @@ const reviewSchema = z
     temperature: z.number().min(0).max(2).nullable().default(REVIEW_DEFAULTS.temperature),
     /** Sent where the protocol has one (openai); the Messages API has none. */
     seed: z.number().int().optional(),
+    /** Blockers of one reply the refuter is asked about; the rest stand as blockers, unrefuted. */
+    maxRefutedPerReply: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(REVIEW_DEFAULTS.maxRefutedPerReply)
+      .describe(
+        'Blockers of one reviewer reply sent to the refuter, one call each; the rest stand as blockers, unrefuted (default 20).',
+      ),
   })
   .default(REVIEW_DEFAULTS);
 /** How a run is published on a forge (src/forge); flags of `publish` override each key. */
@@ -252,7 +263,9 @@ export const configSchema = z
       .array(z.string())
       .default([])
       .superRefine(globsParse)
-      .describe('Globs of paths left out of prompts, scope checks and coverage (read from the base commit).'),
+      .describe(
+        'Globs of paths of the change left out of prompts, scope checks and coverage (read from the base commit); a path the fixer edits is reviewed anyway.',
+      ),
     review: reviewSchema,
     admission: z
       .strictObject({
@@ -267,7 +280,7 @@ export const configSchema = z
       .strictObject({
         /** How many; 0 gives every run a checkout of its own, removed at its end. */
         size: z.number().int().min(0).max(64).default(4),
-        /** Where (relative to the repository root, or absolute); default `<common git dir>/revloop/pool`. */
+        /** Where (relative to the repository root, or absolute; never inside the repository or its git dir); default `${XDG_CACHE_HOME:-$HOME/.cache}/revloop/pool`. */
         dir: z.string().min(1).optional(),
       })
       .default({ size: 4 }),

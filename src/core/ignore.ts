@@ -120,6 +120,18 @@ export function ignoreMatcher(rules: IgnoreRules): IgnoreMatcher {
 }
 
 /**
+ * The rules as they apply to one revision of a run: they leave out parts of
+ * the change as admitted, never what the run's own fixes wrote, so a path the
+ * fixer edited (`editedByFix`) is kept however the rules match it.
+ */
+export function revisionMatcher(rules: IgnoreRules, editedByFix: readonly string[] = []): IgnoreMatcher {
+  const matcher = ignoreMatcher(rules);
+  if (editedByFix.length === 0) return matcher;
+  const kept = new Set(editedByFix);
+  return (path) => (kept.has(path) ? null : matcher(path));
+}
+
+/**
  * Whether a path is left out, for a read that drops what no prompt carries
  * (Git.diffRead's `leavesOut`); undefined when the rules leave nothing out.
  */

@@ -16,15 +16,31 @@ export const refutable = (findings: readonly FindingRow[], round: number): Findi
  * The findings the refuter is asked about: none without a refuter, and none
  * once the cost budget is spent after a complete review (invariant 12: no
  * refuter is paid for; the decision then ends the run findings / budget).
+ * Of one reply's blockers only the first `maxPerReply` (in recorded order)
+ * are sent: a reply of hundreds of blockers would otherwise cost a refuter
+ * call each. The rest (`overCap`) are never refuted, so they stand as blockers.
  */
 export function refutationTargets(
   findings: readonly FindingRow[],
   round: number,
-  facts: { hasRefuter: boolean; spentUsd: number; budgets: Budgets },
-): FindingRow[] {
-  const targets = refutable(findings, round);
-  if (!facts.hasRefuter || targets.length === 0 || costSpent(facts.spentUsd, facts.budgets)) return [];
-  return targets;
+  facts: { hasRefuter: boolean; spentUsd: number; budgets: Budgets; maxPerReply?: number | undefined },
+): { targets: FindingRow[]; overCap: string[] } {
+  const blockers = refutable(findings, round);
+  if (!facts.hasRefuter || blockers.length === 0 || costSpent(facts.spentUsd, facts.budgets))
+    return { targets: [], overCap: [] };
+  const max = facts.maxPerReply ?? Number.POSITIVE_INFINITY;
+  const sentOf = new Map<string, number>();
+  const targets: FindingRow[] = [];
+  const overCap: string[] = [];
+  for (const f of blockers) {
+    const sent = sentOf.get(f.callKey) ?? 0;
+    if (sent >= max) overCap.push(f.id);
+    else {
+      sentOf.set(f.callKey, sent + 1);
+      targets.push(f);
+    }
+  }
+  return { targets, overCap };
 }
 
 /** What one refuter verdict records on its finding: refuted findings stop blocking (run-report.ts). */

@@ -7,7 +7,7 @@
  * them are ignored, and which each reviewer saw, are recomputed.
  */
 import { type Coverage, coverageOf, partitionFiles } from './coverage.js';
-import { ignoreMatcher, NO_IGNORE } from './ignore.js';
+import { NO_IGNORE, revisionMatcher } from './ignore.js';
 import type { ReviewResult } from './stage-results.js';
 import type { Snapshot } from './types.js';
 
@@ -18,7 +18,7 @@ export interface ReplayedCoverage {
 }
 
 export function replayCoverage(review: ReviewResult, snapshot: Snapshot): ReplayedCoverage {
-  const droppedRule = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
+  const droppedRule = revisionMatcher(snapshot.ignore ?? NO_IGNORE, review.editedByFix);
   const recorded = review.coverage;
   if (!recorded) return { droppedRule, coverage: undefined };
   const files = Object.values(recorded)[0]?.files.map((f) => f.path) ?? [];

@@ -109,14 +109,67 @@ export function isInsideRepo(p: string): boolean {
   return !parts.some((s) => s === '..') && parts.some((s) => s !== '.' && s !== '');
 }
 
-/** Extracts the JSON object from an agent's text: the whole text, or one fenced ```json block. */
-export function extractJson(text: string): { ok: true; value: unknown } | { ok: false; detail: string } {
+/** Counts the characters a scan looks at, so tests can bound its work per byte without a clock. */
+export interface ScanSteps {
+  steps: number;
+}
+
+/**
+ * Extracts the JSON object from an agent's text: the whole text, or one fenced ```json block.
+ * Linear in the text: a reply is the change's author's text (through prompt injection), and
+ * the backtracking regex this replaces spent minutes on a reply of backticks and newlines.
+ */
+export function extractJson(
+  text: string,
+  counter?: ScanSteps,
+): { ok: true; value: unknown } | { ok: false; detail: string } {
   const trimmed = text.trim();
   if (trimmed.length === 0) return { ok: false, detail: 'empty output' };
-  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```$/.exec(trimmed);
+  const body = fencedBody(trimmed, counter);
   try {
-    return { ok: true, value: JSON.parse(fenced ? (fenced[1] ?? '') : trimmed) };
+    return { ok: true, value: JSON.parse(body ?? trimmed) };
   } catch (err) {
     return { ok: false, detail: `not JSON: ${(err as Error).message.slice(0, 120)}` };
   }
+}
+
+const FENCE = '```';
+const NEWLINE = 10;
+
+/**
+ * The body of a text that is exactly one fenced block, else null: "```" or "```json",
+ * blanks ending in a newline, the body, then a newline and "```" ending the text. When the
+ * blanks hold several newlines the body starts after the last one that leaves room for the
+ * closing line, as `/^```(?:json)?\s*\n([\s\S]*?)\n```$/` chose. One pass over the blanks
+ * after the opening fence; the rest is slicing.
+ */
+export function fencedBody(trimmed: string, counter?: ScanSteps): string | null {
+  if (!trimmed.startsWith(FENCE) || !trimmed.endsWith(`\n${FENCE}`)) return null;
+  const open = trimmed.startsWith('json', FENCE.length) ? FENCE.length + 4 : FENCE.length;
+  const close = trimmed.length - FENCE.length - 1;
+  let lastNewline = -1;
+  for (let i = open; i < close; i++) {
+    if (counter) counter.steps++;
+    const c = trimmed.charCodeAt(i);
+    if (!isSpace(c)) break;
+    if (c === NEWLINE) lastNewline = i;
+  }
+  return lastNewline < 0 ? null : trimmed.slice(lastNewline + 1, close);
+}
+
+/** What `\s` matches in a JavaScript regex (the whitespace and line terminators `trim` removes). */
+function isSpace(c: number): boolean {
+  return (
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }

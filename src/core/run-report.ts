@@ -95,6 +95,12 @@ export interface RoundLogRound {
 
 export interface RoundLog {
   runId: string;
+  /**
+   * How the run ended (null while it runs): a log whose run failed with no
+   * verdict, or never decided its last round, never reads as converged.
+   */
+  status: string | null;
+  outcome: string | null;
   /** The run's stop reason and the policy its stop rule used, so `analyze` can reproduce the stop. */
   stopReason: StopReason | null;
   stopWindow: number | null;
@@ -114,6 +120,8 @@ export function roundLog(
   const policy = report.run.snapshot?.policy;
   return {
     runId: report.run.id,
+    status: report.run.status ?? null,
+    outcome: report.run.outcome ?? null,
     stopReason: report.run.stopReason ?? null,
     stopWindow: policy?.stopWindow ?? null,
     shrinkRatio: policy?.shrinkRatio ?? null,

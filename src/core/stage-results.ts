@@ -41,6 +41,8 @@ export interface ReviewResult {
   coverage?: Record<string, Coverage>;
   /** Issue 17: findings on ignored paths, dropped with the rule that matched. */
   dropped?: DroppedFinding[];
+  /** Paths the ignore rules match that the run's fixes edited: reviewed like any file (absent: none). */
+  editedByFix?: string[];
   protectedEdited: string[];
   reviewsComplete: true;
 }
@@ -48,6 +50,8 @@ export interface ReviewResult {
 export interface RefuteResult {
   refuter: string | null;
   decisions: { findingId: string; callKey: string; decision: 'upheld' | 'refuted' }[];
+  /** Blockers past `review.maxRefutedPerReply` of their reply: not sent, so they stand (absent: none). */
+  overCap?: string[] | undefined;
 }
 
 export interface FixResult {

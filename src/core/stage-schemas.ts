@@ -57,6 +57,7 @@ const reviewResultSchema: z.ZodType<ReviewResult> = z
     scope: z.record(str, z.object({ passedAt: str.nullable(), touchedSincePass: z.boolean() }).loose()),
     coverage: z.record(str, coverageSchema).optional(),
     dropped: z.array(droppedSchema).optional(),
+    editedByFix: z.array(str).optional(),
     protectedEdited: z.array(str),
     reviewsComplete: z.literal(true),
   })
@@ -68,6 +69,7 @@ const refuteResultSchema: z.ZodType<RefuteResult> = z
     decisions: z.array(
       z.object({ findingId: str, callKey: str, decision: z.enum(['upheld', 'refuted']) }).loose(),
     ),
+    overCap: z.array(str).optional(),
   })
   .loose();
 

@@ -154,6 +154,13 @@ export interface ReviewerSpec {
   /** Pinned model id; a reply naming another is model drift. */
   model?: string | undefined;
   promptTemplateDigest: string;
+  /**
+   * Digest of everything that defines this agent (adapter, command, script,
+   * model, endpoint, template and instructions, criteria): a scope-lock pass
+   * belongs to it, so a reviewer swapped in under the same name starts fresh.
+   * Absent in runs admitted before it.
+   */
+  identityDigest?: string | undefined;
 }
 
 export interface Budgets {
@@ -217,6 +224,8 @@ export interface ReviewSettings {
   concurrency: number | null;
   /** A diff over this many bytes is reviewed in chunks. */
   chunkBytes: number;
+  /** Blockers of one reply sent to the refuter; the rest stand unrefuted (absent in runs admitted before it: all). */
+  maxRefutedPerReply?: number | undefined;
 }
 
 /** Admission key components (invariant 3). */

@@ -5,7 +5,7 @@
  * suggestions), asks the pure planner what to do, and has the forge's
  * adapter do it. The ledger and the record are only read.
  */
-import { loadRunReport } from '../loop/run-report-loader.js';
+import { loadOutputReport } from '../loop/run-report-loader.js';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
@@ -19,6 +19,8 @@ export interface PublishDeps {
   store: Store;
   git: Git;
   repoRoot: string;
+  /** The job's environment: its secrets are redacted from everything published. */
+  env: NodeJS.ProcessEnv;
 }
 
 export interface PublishRequest {
@@ -49,7 +51,7 @@ export const DEFAULT_PUBLISH_OPTIONS: PublishOptions = {
 };
 
 export async function publishRun(deps: PublishDeps, req: PublishRequest): Promise<PublishResult> {
-  const report = await loadRunReport(deps.store, req.runId);
+  const report = await loadOutputReport(deps.store, req.runId, deps.env);
   if (!report) throw new Error(`run ${req.runId} vanished`);
   const others = (await deps.store.listRuns({ changeKey: report.run.changeKey })).filter(
     (r) => r.id !== report.run.id,

@@ -4,8 +4,8 @@
  */
 import { longestBacktickRun } from '../core/backtick-runs.js';
 import { coveragePhrase, ignoredDetails } from '../report/coverage-phrase.js';
+import { clipOutsideFences, codeText, fenceFor, neutralise } from '../report/neutralise.js';
 import { findingMarker, runMarker } from './markers.js';
-import { codeText, fenceFor, neutralise } from './neutralise.js';
 import type { ForgeName, PriorSettlement, RecordCheck, RunView, Suggestion, ViewFinding } from './types.js';
 
 /** GitHub refuses bodies over 65,536 characters; GitLab's notes allow 1,000,000. Stay under both. */
@@ -47,12 +47,28 @@ export function standingBody(
     '',
     ...details(f),
   ];
+  const footer = ['', `<sub>revloop run ${code(runId)} on ${code(short(revision))}</sub>`];
   if (suggestion) {
     const text = codeText(suggestion.text);
     const fence = fenceFor(text);
-    lines.push('', 'The fixer proposes:', '', `${fence}${suggestionInfo(forge, suggestion)}`, text, fence);
+    const block = [
+      '',
+      'The fixer proposes:',
+      '',
+      `${fence}${suggestionInfo(forge, suggestion)}`,
+      text,
+      fence,
+    ];
+    // A suggestion is applied whole or not at all: one that does not fit is left out, and said so.
+    const size = [...lines, ...block, ...footer].join('\n').length;
+    if (size <= MAX_BODY) lines.push(...block);
+    else
+      lines.push(
+        '',
+        `The fixer's version of lines ${suggestion.line}-${suggestion.endLine} is too long for a suggestion here; see \`revloop export\`.`,
+      );
   }
-  lines.push('', `<sub>revloop run ${code(runId)} on ${code(short(revision))}</sub>`);
+  lines.push(...footer);
   return clip(lines.join('\n'));
 }
 
@@ -197,5 +213,5 @@ export function summaryBody(s: SummaryInput): string {
 }
 
 function clip(body: string): string {
-  return body.length <= MAX_BODY ? body : `${body.slice(0, MAX_BODY)}\n\n… (truncated; see revloop export)`;
+  return clipOutsideFences(body, MAX_BODY, '… (truncated; see revloop export)');
 }

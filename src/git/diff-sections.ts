@@ -32,6 +32,12 @@ export function diffSections(
   diff: string,
   pieceOver: number,
   asciiStarts?: readonly number[],
+  /**
+   * The frozen ignore rules: a file deleted at a path they leave out is never
+   * the source of a rename. Its content reached no reviewer, so a file moved
+   * out of it (`dist/x.js` to `src/x.js`) stays an addition shown whole.
+   */
+  leavesOut?: (path: string) => boolean,
 ): DiffSection[] {
   const starts = asciiStarts ?? sectionStarts(diff);
   const cut = starts.map((start, i): Cut => {
@@ -46,7 +52,7 @@ export function diffSections(
     if (bytes > pieceOver) section.pieces = hunkPieces(text);
     return { section, header, ids, created: modeOf(header, 'new'), removed: modeOf(header, 'deleted') };
   });
-  compactSections(cut, pieceOver);
+  compactSections(cut, pieceOver, leavesOut);
   return cut.map((c) => c.section);
 }
 
@@ -108,10 +114,11 @@ interface Cut {
  * for them (see the top of this file). A blob deleted at one path and added at
  * several is paired with the first; the others stay whole, as copies.
  */
-function compactSections(cut: Cut[], pieceOver: number): void {
+function compactSections(cut: Cut[], pieceOver: number, leavesOut?: (path: string) => boolean): void {
+  const unseen = (c: Cut) => c.removed !== undefined && leavesOut?.(c.section.path) === true;
   const deletedBy = new Map<string, Cut[]>();
   for (const c of cut)
-    if (c.removed !== undefined && c.ids?.pre !== undefined) {
+    if (c.removed !== undefined && c.ids?.pre !== undefined && !unseen(c)) {
       const key = `${c.ids.pre} ${c.removed}`;
       deletedBy.set(key, [...(deletedBy.get(key) ?? []), c]);
     }
@@ -134,7 +141,7 @@ function compactSections(cut: Cut[], pieceOver: number): void {
   for (const c of cut) {
     if (paired.has(c)) continue;
     if (c.created !== undefined) c.section.lone = 'new';
-    else if (c.removed !== undefined) c.section.lone = 'deleted';
+    else if (c.removed !== undefined && !unseen(c)) c.section.lone = 'deleted';
   }
 }
 

@@ -48,8 +48,8 @@ export function renameOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'prom
   }
 
   return {
-    async promptSections(repo, base, head, diff, pieceOver, asciiStarts) {
-      const sections = diffSections(diff, pieceOver, asciiStarts);
+    async promptSections(repo, base, head, diff, pieceOver, asciiStarts, leavesOut) {
+      const sections = diffSections(diff, pieceOver, asciiStarts, leavesOut);
       const lone = sections.filter((s) => s.lone !== undefined);
       const added = lone.filter((s) => s.lone === 'new').length;
       const deleted = lone.length - added;

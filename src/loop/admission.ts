@@ -10,8 +10,10 @@ import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
+import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { resolveUserRef } from '../git/user-ref.js';
+import { commonGitDir, poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
@@ -94,13 +96,20 @@ function spec(
   name: string,
   cfg: AgentConfig | ReviewerConfig,
   template: string,
+  criteriaDigest: string,
   hash: (s: string) => string,
 ): ReviewerSpec {
+  const promptTemplateDigest = hash(`${template}\n${cfg.instructions ?? ''}`);
+  const { adapter, command, script, model, baseURL } = cfg;
   return {
     name,
-    adapter: cfg.adapter,
-    model: cfg.model,
-    promptTemplateDigest: hash(`${template}\n${cfg.instructions ?? ''}`),
+    adapter,
+    model,
+    promptTemplateDigest,
+    identityDigest: agentIdentity(
+      { adapter, command, script, model, baseURL, promptTemplateDigest, criteriaDigest },
+      hash,
+    ),
   };
 }
 
@@ -125,9 +134,13 @@ export function buildSnapshot(
     criteriaDigest: loaded.criteriaDigest,
     configDigest: loaded.configDigest,
     settlementsDigest: extra.settlementsDigest,
-    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, hash)),
-    refuter: c.refuter ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, hash) : null,
-    fixer: c.fixer ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, hash) : null,
+    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, loaded.criteriaDigest, hash)),
+    refuter: c.refuter
+      ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, loaded.criteriaDigest, hash)
+      : null,
+    fixer: c.fixer
+      ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, loaded.criteriaDigest, hash)
+      : null,
     checks: c.checks.map((k) => ({ name: k.name, run: k.run })),
     protectedPaths: protectedPaths(loaded),
     policy: c.policy,
@@ -140,6 +153,7 @@ export function buildSnapshot(
       ...(c.review.seed !== undefined ? { seed: c.review.seed } : {}),
       concurrency: c.review.concurrency ?? null,
       chunkBytes: c.review.chunkBytes,
+      maxRefutedPerReply: c.review.maxRefutedPerReply,
     },
     controllerVersion: CONTROLLER_VERSION,
     ignore: ignoreRulesOf(loaded),
@@ -190,6 +204,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
   // An empty diff is refused before anything else is judged: no run, no record (never a clear).
   if ((await started[1].catch(() => null))?.text === '') throw await nothingToReview(deps, req, rev);
   const [loaded, diff, identity] = await Promise.all(started);
+  checkoutsOutside(deps, rev.repo, loaded.config.pool);
   const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
   const change = req.change ?? rev.branch ?? (rev.headRef && req.headRef !== 'HEAD' ? req.headRef : rev.head);
@@ -238,6 +253,15 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     limits,
   });
   return { result, diff, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
+}
+
+/**
+ * A pool the config puts inside the repository or its git dir is refused
+ * before any run exists (pool/location.ts): nothing is recorded, exit 12.
+ */
+function checkoutsOutside(deps: Pick<LoopDeps, 'env'>, repo: string, pool: Config['pool']): void {
+  const common = pool.size > 0 ? commonGitDir(repo) : null;
+  if (common) poolDir(common, pool.dir, repo, deps.env);
 }
 
 /** Why the diff is empty, and whether the user's uncommitted edits are what they meant to review. */

@@ -174,8 +174,9 @@ export async function callAgent<R extends Role>(
       return { ok: true, verdict: mine, fresh: true };
     }
     await saved;
-    await deps.store.endAttempt(lease, key, attempt, res.class, res.detail);
-    callDone(res.class, 0);
+    // A rejected reply that was paid for keeps its cost on the run (invariant 12).
+    await deps.store.endAttempt(lease, key, attempt, res.class, res.detail, res.costUsd);
+    callDone(res.class, res.costUsd ?? 0);
     const next = nextRetry({
       cls: res.class,
       attempt,

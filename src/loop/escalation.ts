@@ -75,6 +75,9 @@ export function escalationMarkdown(report: RunReport): string {
       '',
       `### Round ${r.round} (${r.head.slice(0, 12)}): ${r.blocking} blocking`,
       ...(r.fix?.notLanded ? ['', `The fix of this round did not land: ${mdText(r.fix.notLanded)}.`] : []),
+      ...(r.fix && r.fix.commit === null && !r.fix.notLanded
+        ? ['', 'The fixer made no edit in this round.']
+        : []),
       ...r.findings.map(
         (f) =>
           `- ${f.blocking ? '**blocking**' : `not blocking (${f.because})`} ${f.severity} ${mdText(f.reviewer)} \`${f.file}:${f.line}\` ${mdText(f.claim)} (id ${f.id})`,

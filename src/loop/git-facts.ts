@@ -19,6 +19,7 @@ export class GitFacts {
   private readonly ancestry = new Memo<boolean>(true);
   private readonly blobIds = new Map<string, ReadonlyMap<string, string>>();
   private readonly sections = new Memo<DiffSection[]>(true);
+  private readonly fixEdits = new Memo<string[]>(true);
 
   constructor(
     private readonly git: Git,
@@ -28,16 +29,46 @@ export class GitFacts {
     private readonly diffFailure: (err: Error) => Error,
     /** The frozen ignore rules: files no prompt carries, whose bodies a read does not keep. */
     private readonly leavesOut?: (path: string) => boolean,
+    /** The change as admitted: what the ignore rules apply to (its fixes are reviewed whole). */
+    private readonly admitted?: string,
   ) {}
+
+  /**
+   * The paths the ignore rules leave out that the run's fixes edited between
+   * the change as admitted and `head` (sorted): the rules leave out parts of the
+   * change, never what the fixer wrote, so these are reviewed like any file.
+   */
+  editedByFix(head: string): Promise<string[]> {
+    const leavesOut = this.leavesOut;
+    const admitted = this.admitted;
+    if (!leavesOut || admitted === undefined || head === admitted) return Promise.resolve([]);
+    return this.fixEdits.get(head, async () => {
+      const changed = await this.git.changedFiles(this.repo, admitted, head).catch((err: Error) => {
+        throw this.diffFailure(err);
+      });
+      const paths = changed.flatMap((c) =>
+        c.oldPath && c.oldPath !== c.path ? [c.path, c.oldPath] : [c.path],
+      );
+      return [...new Set(paths.filter(leavesOut))].sort();
+    });
+  }
+
+  /** The ignore rules' read filter at `head`: what the fixes edited is kept. */
+  private async leavesOutAt(head: string): Promise<((path: string) => boolean) | undefined> {
+    const leavesOut = this.leavesOut;
+    const edited = new Set(await this.editedByFix(head));
+    if (!leavesOut || edited.size === 0) return leavesOut;
+    return (path) => !edited.has(path) && leavesOut(path);
+  }
 
   /** One read of a revision's diff gives its prompt text and its digest. */
   diff(head: string): Promise<DiffRead> {
     return this.diffs.get(head, () => {
-      const r = this.git
-        .diffRead(this.repo, this.mergeBase, head, WHOLE_DIFF, this.leavesOut)
-        .catch((err: Error) => {
+      const r = this.leavesOutAt(head).then((leavesOut) =>
+        this.git.diffRead(this.repo, this.mergeBase, head, WHOLE_DIFF, leavesOut).catch((err: Error) => {
           throw this.diffFailure(err);
-        });
+        }),
+      );
       // The same read answers the digest.
       this.digests.seed(
         head,
@@ -73,8 +104,9 @@ export class GitFacts {
       // The starts the read found are of its own text: used only for that very string.
       const read = await this.diffs.peek(head)?.catch(() => undefined);
       const starts = read?.text === diff ? read.sectionStarts : undefined;
+      const leavesOut = await this.leavesOutAt(head);
       return this.git
-        .promptSections(this.repo, this.mergeBase, head, diff, limit, starts)
+        .promptSections(this.repo, this.mergeBase, head, diff, limit, starts, leavesOut)
         .catch((err: Error) => {
           throw this.diffFailure(err);
         });

@@ -13,6 +13,12 @@ import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { type DriveOptions, type DriveResult, driveRun } from './driver.js';
 import { RunBusyError } from './errors.js';
+import {
+  DEFAULT_STORE_PATIENCE_MS,
+  isTransientStoreFault,
+  StorePatience,
+  type StoreWaitEvents,
+} from './store-patience.js';
 import { writeRunOutputs } from './write-record.js';
 
 export type ReviewOutcome =
@@ -117,35 +123,80 @@ export interface WorkerOptions {
   idleSleepMs?: number | undefined;
   onRun?: ((r: DriveResult) => void) | undefined;
   onError?: ((runId: string, err: Error) => void) | undefined;
+  /** How long to wait for an unavailable ledger before giving up (default 120 s). */
+  storePatienceMs?: number | undefined;
+  /** One line when a wait for the ledger begins, one when it is back. */
+  storeEvents?: StoreWaitEvents | undefined;
 }
 
 /** How soon a lane asks again when the claimable runs were all held by other transactions. */
 const LOCKED_RETRY_MS = 100;
 
+/**
+ * Drives a held run, riding out the ledger's outages: a transient store fault
+ * ends nothing. Once the ledger answers, the run is read back: ended (the
+ * write whose answer was lost was its end) → its record is written; taken over
+ * by another owner meanwhile → this owner lets go; still ours (its lease may
+ * have lapsed with nobody taking it) → driven on, the ledger skipping every
+ * stage that completed and replaying only the interrupted call.
+ */
+async function driveThroughOutages(
+  deps: LoopDeps,
+  lease: Lease,
+  patience: StorePatience,
+): Promise<DriveResult> {
+  for (;;) {
+    try {
+      return await driveRun(deps, lease);
+    } catch (err) {
+      if (!isTransientStoreFault(err)) throw err;
+      const run = await patience.ride(async () => {
+        const r = await deps.store.getRun(lease.runId);
+        if (!r) throw err;
+        return r;
+      });
+      if (run.fencingToken !== lease.token) return { run, recordPath: null, detached: 'fenced_out' };
+      if (isTerminal(run.status)) {
+        const recordPath = await patience.ride(() => finishedRun(deps, run));
+        return { run: (await deps.store.getRun(run.id)) ?? run, recordPath, detached: null };
+      }
+    }
+  }
+}
+
 /** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
 export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
   let runs = 0;
+  const patience = new StorePatience(
+    deps.clock,
+    opts.storePatienceMs ?? DEFAULT_STORE_PATIENCE_MS,
+    opts.storeEvents,
+    deps.signal,
+  );
   // Only this repository's runs: another repository's commits are not in this checkout.
   const repo = await deps.git.identity(deps.repoRoot);
   const lane = async () => {
     for (;;) {
       if (deps.signal?.aborted) return;
-      const lease = await deps.store.claimNext(deps.owner, deps.leaseTtlMs, repo);
+      const lease = await patience.ride(() => deps.store.claimNext(deps.owner, deps.leaseTtlMs, repo));
       if (!lease) {
         // An empty claim is not an empty queue: the claim skips rows other transactions hold
         // (a sibling lane's claim, a frozen owner's open write). Idle means nothing is claimable.
         // Asked only before exiting: a lane that stays polls as it did, one query a poll.
-        if (opts.exitWhenIdle && !(await deps.store.hasClaimable(repo))) return;
+        if (opts.exitWhenIdle && !(await patience.ride(() => deps.store.hasClaimable(repo)))) return;
         await deps.clock.sleep(opts.exitWhenIdle ? LOCKED_RETRY_MS : (opts.idleSleepMs ?? 1000), deps.signal);
         continue;
       }
       try {
-        const r = await driveRun(deps, lease);
+        const r = await driveThroughOutages(deps, lease, patience);
         runs++;
         opts.onRun?.(r);
       } catch (err) {
-        // A bug or a storage fault in one run must not stop the worker, and must not
-        // leave the run to be reclaimed and crash again forever: it ends `unknown`.
+        // The ledger stayed away past the worker's patience: nothing can be written, and the run
+        // is not this worker's to end; its lease lapses and whoever holds it next goes on.
+        if (isTransientStoreFault(err)) throw err;
+        // A bug in one run must not stop the worker, and must not leave the run to be
+        // reclaimed and crash again forever: it ends `unknown`.
         opts.onError?.(lease.runId, err as Error);
         // Whatever attempt the error left `started` ends `unknown` with the run (as driveRun's end does).
         await deps.store

@@ -8,7 +8,7 @@
 import { type Chunk, type DiffSection, planChunks } from '../core/chunks.js';
 import { DEFAULT_CHUNK_BYTES } from '../core/config.js';
 import { partitionFiles } from '../core/coverage.js';
-import { type IgnoreMatcher, ignoreLineFor, ignoreMatcher, NO_IGNORE } from '../core/ignore.js';
+import { type IgnoreMatcher, ignoreLineFor, NO_IGNORE, revisionMatcher } from '../core/ignore.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import type { Snapshot } from '../core/types.js';
 import { RunEnd } from './run-context.js';
@@ -34,10 +34,15 @@ export const chunkLimit = (snapshot: Pick<Snapshot, 'review'>): number =>
  * `bySection`: the diff's sections as the Git port reads them for prompts, cut at
  * chunkLimit (Git.promptSections: git/diff-sections.ts, git/rename-sections.ts).
  */
-export function planReview(snapshot: Snapshot, diff: string, bySection: DiffSection[]): ReviewPlan {
+export function planReview(
+  snapshot: Snapshot,
+  diff: string,
+  bySection: DiffSection[],
+  editedByFix: readonly string[] = [],
+): ReviewPlan {
   const limit = chunkLimit(snapshot);
   const files = bySection.map((s) => s.path);
-  const { kept, ignored, isIgnored } = keptSections(snapshot, bySection);
+  const { kept, ignored, isIgnored } = keptSections(snapshot, bySection, editedByFix);
   const plan = planChunks(kept, limit, diff);
   if (!plan.ok) throw tooLargeForOneCall(plan, limit);
   const blobIds = new Map<string, string>();
@@ -54,13 +59,16 @@ export function planReview(snapshot: Snapshot, diff: string, bySection: DiffSect
  * The sections of a diff that the frozen ignore rules keep, and those they
  * leave out with their rule: what every prompt of the run may carry (the
  * review's chunks, the refuter's and the fixer's diffs). Nothing ignored: the
- * same array, so a chunk or prompt of it is the diff byte for byte.
+ * same array, so a chunk or prompt of it is the diff byte for byte. The rules
+ * leave out parts of the change as admitted: a path the run's fixes edited
+ * (`editedByFix`) is kept.
  */
 export function keptSections(
   snapshot: Pick<Snapshot, 'ignore'>,
   sections: DiffSection[],
+  editedByFix: readonly string[] = [],
 ): { kept: DiffSection[]; ignored: { path: string; rule: string }[]; isIgnored: IgnoreMatcher } {
-  const isIgnored = ignoreMatcher(snapshot.ignore ?? NO_IGNORE);
+  const isIgnored = revisionMatcher(snapshot.ignore ?? NO_IGNORE, editedByFix);
   const { ignored } = partitionFiles(
     sections.map((s) => s.path),
     isIgnored,

@@ -84,6 +84,7 @@ export class RunContext {
       run.snapshot.mergeBase,
       (err) => new RunEnd(unfinishedEnd('failed', 'missing_context', err.message)),
       leavesOut(run.snapshot.ignore ?? NO_IGNORE),
+      run.snapshot.head,
     );
     this.budget = new RunBudget(
       run.snapshot.budgets,
@@ -162,6 +163,11 @@ export class RunContext {
   /** The sections the prompts of `head` cut from its prompt diff `diff` (GitFacts.promptSections). */
   promptSections(head: string, diff: string, limit: number): Promise<DiffSection[]> {
     return this.facts.promptSections(head, diff, limit);
+  }
+
+  /** Paths the ignore rules leave out that the run's fixes edited by `head`: reviewed anyway (GitFacts.editedByFix). */
+  editedByFix(head: string): Promise<string[]> {
+    return this.facts.editedByFix(head);
   }
 
   /** A diff read before the run began (admission, in this process), for its first round. */

@@ -17,14 +17,20 @@ import { besideNextCall } from './side-work.js';
  * into the dead owner's checkout, never the taker's.
  */
 export function takeCheckout(
-  deps: Pick<LoopDeps, 'repoRoot' | 'hash'>,
+  deps: Pick<LoopDeps, 'repoRoot' | 'hash' | 'env'>,
   pool: Config['pool'],
   runId: string,
   token: number,
 ): { dir: string; lane: Lane | null } {
   const common = pool.size > 0 ? commonGitDir(deps.repoRoot) : null;
   const lane = common
-    ? takeLane({ pool: poolDir(common, pool.dir, deps.repoRoot), size: pool.size, common, runId, token })
+    ? takeLane({
+        pool: poolDir(common, pool.dir, deps.repoRoot, deps.env),
+        size: pool.size,
+        common,
+        runId,
+        token,
+      })
     : null;
   return { dir: lane?.dir ?? ownCheckoutDir(deps, runId, token), lane };
 }

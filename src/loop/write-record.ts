@@ -14,7 +14,7 @@ import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun, writeRecord
 import type { LoopDeps } from './deps.js';
 import { RunOutputError } from './errors.js';
 import { writeEscalation } from './escalation.js';
-import { loadRunReport } from './run-report-loader.js';
+import { loadOutputReport } from './run-report-loader.js';
 
 /**
  * The repository's signing key, created on first use (as `init` and `keygen`
@@ -52,7 +52,7 @@ function publicPemOf(privatePath: string): string {
 }
 
 export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string): Promise<string> {
-  const report = await loadRunReport(deps.store, run.id);
+  const report = await loadOutputReport(deps.store, run.id, deps.env);
   if (!report) throw new Error(`run ${run.id} vanished from the ledger`);
   const s = run.snapshot;
   // The fix that made the final head recorded its digest, and the review of that head hashed
@@ -85,7 +85,7 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
 export async function writeRunOutputs(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
   try {
     if (run.stopReason === 'no_progress') {
-      const report = await loadRunReport(deps.store, run.id);
+      const report = await loadOutputReport(deps.store, run.id, deps.env);
       if (report) writeEscalation(deps.stateDir(deps.repoRoot), report);
     }
     return run.status === 'completed' ? await writeRunRecord(deps, run, out) : null;

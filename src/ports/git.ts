@@ -136,6 +136,8 @@ export interface Git {
     pieceOver: number,
     /** DiffRead.sectionStarts of `diff`, when the read found them. */
     asciiStarts?: readonly number[],
+    /** The frozen ignore rules: a file deleted at a path they leave out is no rename's source. */
+    leavesOut?: (path: string) => boolean,
   ): Promise<DiffSection[]>;
   /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
   diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;

@@ -48,6 +48,8 @@ export type CallResult =
       detail: string;
       /** Honoured by the retry policy for rate limits. */
       retryAfterMs?: number | undefined;
+      /** What the failed call was reported to cost: a paid reply that is rejected keeps its cost (invariant 12). */
+      costUsd?: number | undefined;
     };
 
 export interface Reviewer {

@@ -8,6 +8,7 @@ import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { finalFindings, lineRange, settleCommand, verdictPhrase, whyNotBlocking } from './findings.js';
 import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
+import { inertMentions } from './neutralise.js';
 
 export interface AnnotationLimits {
   error: number;
@@ -87,7 +88,7 @@ export function toGithubAnnotations(report: RunReport, limits: AnnotationLimits 
     ]
       .filter(Boolean)
       .join('\n');
-    lines.push(`::${lvl} ${props.join(',')}::${escapeData(msg)}`);
+    lines.push(`::${lvl} ${props.join(',')}::${escapeData(inertMentions(msg))}`);
   }
   if (omitted && left.notice > 0 && left.total > 0)
     lines.push(

@@ -17,6 +17,7 @@ import type { FindingRow } from '../core/ledger.js';
 import { isBlocker, type RunReport } from '../core/run-report.js';
 import { lineRange, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 import { type MissingVerdict, missingPhrase, missingVerdicts } from './missing-verdicts.js';
+import { inertMentions } from './neutralise.js';
 
 /** Drops characters XML 1.0 cannot carry at all. */
 const xmlChars = (s: string): string =>
@@ -105,11 +106,13 @@ export function toJunit(report: RunReport): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `revloop ${run.id}`, ...total })}>\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
+/** A case as XML; what a reviewer wrote (name, message, text) with its mentions inert, as report pages render it. */
 function render(c: Case): string {
-  const open = `    <testcase${attrs({ classname: c.classname, name: c.name })}`;
+  const open = `    <testcase${attrs({ classname: c.classname, name: inertMentions(c.name) })}`;
   if (c.kind === 'pass') return `${open}/>`;
-  const child = `<${c.kind}${attrs({ ...(c.type ? { type: c.type } : {}), message: c.message ?? '' })}`;
-  return `${open}>\n      ${c.text ? `${child}>${xmlEscape(c.text)}</${c.kind}>` : `${child}/>`}\n    </testcase>`;
+  const message = inertMentions(c.message ?? '');
+  const child = `<${c.kind}${attrs({ ...(c.type ? { type: c.type } : {}), message })}`;
+  return `${open}>\n      ${c.text ? `${child}>${xmlEscape(inertMentions(c.text))}</${c.kind}>` : `${child}/>`}\n    </testcase>`;
 }
 
 function noVerdictCase(classname: string, m: MissingVerdict): Case {

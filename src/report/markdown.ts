@@ -18,6 +18,7 @@ import {
   whyNotBlocking,
 } from './findings.js';
 import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
+import { inertMentions } from './neutralise.js';
 
 /** Just under 1 MiB, leaving room for what a CI step appends. */
 export const MARKDOWN_MAX_BYTES = 1_000_000;
@@ -29,13 +30,15 @@ export interface MarkdownOptions {
   title?: string;
 }
 
-/** Escapes Markdown and HTML in model text and folds it to one line. */
+/** Escapes Markdown and HTML in model text, makes its mentions inert and folds it to one line. */
 export function mdText(s: string): string {
-  return s
-    .replace(/\r?\n|\r/g, ' ')
-    .replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) =>
-      c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`,
-    );
+  return inertMentions(
+    s
+      .replace(/\r?\n|\r/g, ' ')
+      .replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) =>
+        c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`,
+      ),
+  );
 }
 
 /** Inline code on one line: a backtick cannot close it, a line break in a path cannot end the item. */

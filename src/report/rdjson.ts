@@ -11,8 +11,8 @@
 import type { FindingRow } from '../core/ledger.js';
 import { notBlockingBecause, type RunReport } from '../core/run-report.js';
 import type { Severity } from '../core/types.js';
-import { neutralise } from '../forge/neutralise.js';
 import { finalFindings, verdictPhrase, whyNotBlocking } from './findings.js';
+import { neutralise } from './neutralise.js';
 
 type RdSeverity = 'ERROR' | 'WARNING' | 'INFO';
 

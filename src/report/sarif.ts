@@ -19,6 +19,7 @@ import { notBlockingBecause, type RunReport } from '../core/run-report.js';
 import type { Severity } from '../core/types.js';
 import { finalFindings, fingerprint, SEVERITY_ORDER, sortFindings, verdictPhrase } from './findings.js';
 import { missingPhrase, missingVerdicts } from './missing-verdicts.js';
+import { inertMentions } from './neutralise.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -177,22 +178,26 @@ function occurrences(findings: FindingRow[]): number[] {
 function result(f: FindingRow, uri: string, occurrence: number): Record<string, unknown> {
   const rule = RULES[f.severity];
   const because = notBlockingBecause(f);
-  const text = [f.reported.claim, f.reported.failureScenario && `Scenario: ${f.reported.failureScenario}`]
-    .concat(f.reported.violatedClause ? [`Violates: ${f.reported.violatedClause}`] : [])
-    .filter(Boolean)
-    .join('\n');
+  const text = inertMentions(
+    [f.reported.claim, f.reported.failureScenario && `Scenario: ${f.reported.failureScenario}`]
+      .concat(f.reported.violatedClause ? [`Violates: ${f.reported.violatedClause}`] : [])
+      .filter(Boolean)
+      .join('\n'),
+  );
   const suppression =
     because === 'refuted'
       ? {
           kind: 'external',
           status: 'accepted',
-          justification: `refuted by ${f.refutation?.by}: ${f.refutation?.reason}`,
+          justification: inertMentions(`refuted by ${f.refutation?.by}: ${f.refutation?.reason}`),
         }
       : because === 'overturned'
         ? {
             kind: 'external',
             status: 'accepted',
-            justification: `overturned by ${f.settlement?.by}${f.settlement?.note ? `: ${f.settlement.note}` : ''}`,
+            justification: inertMentions(
+              `overturned by ${f.settlement?.by}${f.settlement?.note ? `: ${f.settlement.note}` : ''}`,
+            ),
           }
         : null;
   const endLine =

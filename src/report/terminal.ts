@@ -51,6 +51,26 @@ function coverageNote(report: Pick<RunReport, 'stages'>, round: number): string 
   ].join('');
 }
 
+/**
+ * What the round's fix did when it changed nothing: a fixer that made no
+ * edit (refused by its tool, disputed every blocker) must say so, or a run
+ * ending on its budget reads as if fixes were tried and failed.
+ */
+export function fixerNote(report: Pick<RunReport, 'stages'>, round: number): string | null {
+  const fix = stage(report.stages, round, 'fix');
+  if (!fix) return null;
+  if (fix.notLanded) return `the fix did not land: ${oneLine(fix.notLanded)}`;
+  if (fix.commit !== null) return null;
+  const disputed = fix.disputes.length;
+  return `the fixer made no edit${disputed > 0 ? ` (it disputed ${disputed} blocker(s))` : ''}`;
+}
+
+/** Blockers of the round the refuter was not asked about (past `review.maxRefutedPerReply`): they stand. */
+function overCapNote(report: Pick<RunReport, 'stages'>, round: number): string {
+  const n = stage(report.stages, round, 'refute')?.overCap?.length ?? 0;
+  return n > 0 ? `  ·  ${n} blocker(s) past the refuter's per-reply cap, not refuted` : '';
+}
+
 export function renderRunSummary(report: RunReport): string {
   const run = report.run;
   const snap = run.snapshot;
@@ -67,7 +87,7 @@ export function renderRunSummary(report: RunReport): string {
     out.push(
       missing
         ? `  round ${r.round}  ${r.head.slice(0, 7)}  not reviewed: ${missing.length ? `no verdict from ${missing.map(oneLine).join(', ')}` : 'the review did not complete'}`
-        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)${coverageNote(report, r.round)}`,
+        : `  round ${r.round}  ${r.head.slice(0, 7)}  ${blocking} blocking, ${findings.length} finding(s)${coverageNote(report, r.round)}${overCapNote(report, r.round)}`,
     );
     for (const f of findings) {
       const why = whyNotBlocking(f);
@@ -83,6 +103,8 @@ export function renderRunSummary(report: RunReport): string {
         `    ${f.severity.padEnd(8)} ${oneLine(lineRange(f))}  ${oneLine(f.reviewer)}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
       );
     }
+    const fixNote = fixerNote(report, r.round);
+    if (fixNote) out.push(`    ${fixNote}`);
   }
   if (run.recordPath) out.push(`  record ${run.recordPath}`);
   return `${out.join('\n')}\n`;

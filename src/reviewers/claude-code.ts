@@ -14,7 +14,7 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
 import { classifyClaudeApiError } from './classify.js';
 import type { OutputReader } from './command.js';
-import { fail, finishText } from './reply-result.js';
+import { costing, fail, finishText } from './reply-result.js';
 
 /** The argv revloop runs: `cfg.command` (default `["claude"]`) then the headless flags. */
 export function claudeCodeArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string[] {
@@ -105,31 +105,44 @@ export const readClaudeCode: OutputReader = ({ stdout, code }, finish) => {
   const subtype = typeof env.subtype === 'string' ? env.subtype : 'unknown';
   if (subtype === 'error_max_turns')
     // Not retried: a replay does the same work and meets the same limit.
-    return fail(
-      'failed',
-      finish.label,
-      'claude-code stopped at its turn limit (error_max_turns) without a result',
+    return costing(
+      fail(
+        'failed',
+        finish.label,
+        'claude-code stopped at its turn limit (error_max_turns) without a result',
+      ),
+      cost,
     );
   if (subtype === 'error_max_budget_usd')
-    return fail(
-      'failed',
-      finish.label,
-      'claude-code stopped at its cost limit (error_max_budget_usd) without a result',
+    return costing(
+      fail(
+        'failed',
+        finish.label,
+        'claude-code stopped at its cost limit (error_max_budget_usd) without a result',
+      ),
+      cost,
     );
   if (subtype !== 'success' || env.is_error !== false) {
     const said =
       typeof env.result === 'string' && env.result.trim() ? `: ${env.result.trim().slice(0, 300)}` : '';
     // Claude Code gave up on the model API (after its own retries, if any): revloop's retry path decides.
     const api = classifyClaudeApiError(env.api_error_status, env.api_error_type, env.api_error);
-    if (api) return fail(api, finish.label, `claude-code: the model API failed (${apiWhat(env)})${said}`);
-    return fail(
-      'failed',
-      finish.label,
-      `claude-code reported an error (${subtype}, is_error=${String(env.is_error)})${said}`,
+    if (api)
+      return costing(
+        fail(api, finish.label, `claude-code: the model API failed (${apiWhat(env)})${said}`),
+        cost,
+      );
+    return costing(
+      fail(
+        'failed',
+        finish.label,
+        `claude-code reported an error (${subtype}, is_error=${String(env.is_error)})${said}`,
+      ),
+      cost,
     );
   }
   if (typeof env.result !== 'string')
-    return fail('failed', finish.label, 'claude-code envelope has no final result');
+    return costing(fail('failed', finish.label, 'claude-code envelope has no final result'), cost);
   return finishText(env.result, {
     ...finish,
     servedModel: streamedModel(events, finish.pinnedModel) ?? usageModel(env.modelUsage, finish.pinnedModel),

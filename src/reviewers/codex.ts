@@ -15,7 +15,7 @@ import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
 import { classifyCodexFailure } from './classify.js';
 import type { OutputReader } from './command.js';
-import { fail, finishText, tokenCost } from './reply-result.js';
+import { costing, fail, finishText, tokenCost } from './reply-result.js';
 
 /** The argv revloop runs: `cfg.command` (default `["codex"]`) then `exec --json`, flags, and `-` for stdin. */
 export function codexArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string[] {
@@ -71,17 +71,24 @@ export function readCodexWith(prices: AgentConfig['prices']): OutputReader {
         if (lastError.startsWith('Reconnecting...')) reconnects++;
       }
     }
+    // Tokens a failed turn used are paid for too (codex reports tokens, never money).
+    const usage = completed?.usage ?? events.findLast((e) => e.usage)?.usage;
+    const spent = tokenCost(
+      prices,
+      Number(usage?.input_tokens ?? 0) || 0,
+      Number(usage?.output_tokens ?? 0) || 0,
+    );
     if (failed !== null) {
       const cls = classifyCodexFailure(failed, reconnects) ?? 'failed';
       const retried = reconnects > 0 ? ` (after ${reconnects} reconnect${reconnects === 1 ? '' : 's'})` : '';
-      return fail(cls, finish.label, `codex turn failed${retried}: ${failed.slice(0, 300)}`);
+      return costing(fail(cls, finish.label, `codex turn failed${retried}: ${failed.slice(0, 300)}`), spent);
     }
     if (!completed) {
       const why = lastError ? `: ${lastError.slice(0, 300)}` : '';
       return fail('failed', finish.label, `codex ended without a completed turn${why}`);
     }
     if (message === null)
-      return fail('failed', finish.label, 'codex completed its turn without a final message');
+      return costing(fail('failed', finish.label, 'codex completed its turn without a final message'), spent);
     const input = Number(completed.usage?.input_tokens ?? 0) || 0;
     const output = Number(completed.usage?.output_tokens ?? 0) || 0;
     // Codex checks the served model itself and says when it differs; silence means it got the one it asked for.

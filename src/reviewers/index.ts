@@ -4,20 +4,41 @@
  * so importing this module loads neither openai nor @anthropic-ai/sdk.
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
-import type { Reviewer } from '../ports/reviewer.js';
+import type { CallResult, Reviewer } from '../ports/reviewer.js';
 import { createAnthropicReviewer } from './anthropic.js';
 import { claudeCodeArgv, readClaudeCode } from './claude-code.js';
 import { codexArgv, readCodexWith } from './codex.js';
 import { createCommandReviewer, type ReviewerContext, readPlainReply } from './command.js';
 import { ReviewerConfigError } from './errors.js';
 import { createOpenAIReviewer } from './openai.js';
+import { redact, redactDeep, secretValues } from './redact.js';
 import { createScriptedReviewer } from './scripted.js';
 
 export type { ReviewerContext } from './command.js';
 export { ReviewerConfigError } from './errors.js';
 
-/** Builds the adapter named by `cfg.adapter` (default `command`). */
+/**
+ * Builds the adapter named by `cfg.adapter` (default `command`), its every
+ * result redacted: a reply is text the change can steer, so a secret of the
+ * job it quotes is gone before the loop records anything of the call.
+ */
 export function createReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
+  const keyEnv = 'apiKeyEnv' in cfg ? cfg.apiKeyEnv : undefined;
+  return redacting(adapterFor(cfg, ctx), secretValues(ctx.env, [keyEnv ? ctx.env[keyEnv] : undefined]));
+}
+
+function redacting(reviewer: Reviewer, secrets: readonly string[]): Reviewer {
+  const clean = (res: CallResult): CallResult => {
+    if (!res.ok) return { ...res, detail: redact(res.detail, secrets) };
+    const out: CallResult = { ...res, reply: redactDeep(res.reply, secrets) };
+    if (res.note !== undefined) out.note = redact(res.note, secrets);
+    if (res.modelId !== null) out.modelId = redact(res.modelId, secrets);
+    return out;
+  };
+  return { ...reviewer, call: async (req) => clean(await reviewer.call(req)) };
+}
+
+function adapterFor(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Reviewer {
   const adapter = cfg.adapter ?? 'command';
   switch (adapter) {
     case 'command':

@@ -23,6 +23,18 @@ export function fail(
   return out;
 }
 
+/** The failure with the cost its reply was reported at: rejected is not free (invariant 12). */
+export function costing(failure: CallFailure, costUsd: number | undefined): CallFailure {
+  return costUsd !== undefined && Number.isFinite(costUsd) && costUsd > 0 ? { ...failure, costUsd } : failure;
+}
+
+/** The `usage.costUsd` a reply value reports, read whatever else in it is wrong. */
+function reportedCost(value: unknown): number | undefined {
+  const usage = value && typeof value === 'object' ? (value as { usage?: unknown }).usage : undefined;
+  const cost = usage && typeof usage === 'object' ? (usage as { costUsd?: unknown }).costUsd : undefined;
+  return typeof cost === 'number' && cost >= 0 ? cost : undefined;
+}
+
 /**
  * The one model-drift rule: a pinned model and a reported id that differs
  * (exact string comparison) is drift. A call that reports no model is not
@@ -62,7 +74,7 @@ export function finishText(text: string, opts: FinishOptions): CallResult {
     // Drift is the more useful reason when both hold: the wrong model answered.
     const drift =
       opts.servedModel != null ? modelDrift(opts.label, opts.pinnedModel, opts.servedModel) : null;
-    return drift ?? fail('malformed', opts.label, withNote(json.detail, opts.note));
+    return costing(drift ?? fail('malformed', opts.label, withNote(json.detail, opts.note)), opts.costUsd);
   }
   return finishValue(opts.structured ? withoutNulls(json.value) : json.value, opts);
 }
@@ -77,10 +89,11 @@ export function finishValue(value: unknown, opts: FinishOptions): CallResult {
       ? ((value as { model: string }).model as string)
       : null;
   const reported = opts.servedModel !== undefined ? opts.servedModel : replyModel;
+  const paid = opts.costUsd ?? reportedCost(value);
   const drift = modelDrift(opts.label, opts.pinnedModel, reported);
-  if (drift) return drift;
+  if (drift) return costing(drift, paid);
   const parsed = parseReply(opts.role, value);
-  if (!parsed.ok) return fail('malformed', opts.label, withNote(parsed.detail, opts.note));
+  if (!parsed.ok) return costing(fail('malformed', opts.label, withNote(parsed.detail, opts.note)), paid);
   const cost = opts.costUsd ?? parsed.reply.usage?.costUsd ?? 0;
   const ok: CallResult = { ok: true, reply: parsed.reply, modelId: reported, costUsd: cost };
   return opts.note ? { ...ok, note: opts.note } : ok;

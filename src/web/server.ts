@@ -10,7 +10,7 @@ import { type ErrorCode, RevloopError } from '../core/errors.js';
 import { stage } from '../core/stage-results.js';
 import { DiffTooLargeError } from '../git/errors.js';
 import { createGit } from '../git/index.js';
-import { loadRunReport } from '../loop/run-report-loader.js';
+import { loadOutputReport } from '../loop/run-report-loader.js';
 import { settleFinding } from '../loop/settle.js';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
@@ -38,6 +38,8 @@ export interface AppOptions {
   now?: (() => number) | undefined;
   /** Eval reports for the eval page (`revloop ui --eval`); null: the page says how to give one. */
   evalReports?: EvalReports | null | undefined;
+  /** The environment of the process serving: its secrets are redacted from every run shown. */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** The HTTP status of each way settle refuses (the message is the operation's, as the CLI prints it). */
@@ -126,7 +128,7 @@ export function createApp(o: AppOptions): Hono {
   });
 
   app.get('/api/runs/:id', async (c) => {
-    const report = await loadRunReport(o.store, c.req.param('id'));
+    const report = await loadOutputReport(o.store, c.req.param('id'), o.env ?? {});
     if (!report) return c.json({ error: 'no such run' }, 404);
     return c.json(runDetail(report, now()));
   });

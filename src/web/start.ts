@@ -24,6 +24,7 @@ export interface StartUiOptions {
   git?: Git | undefined;
   now?: (() => number) | undefined;
   evalReports?: EvalReports | null | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 export interface RunningUi {
@@ -49,6 +50,7 @@ export async function startUi(o: StartUiOptions): Promise<RunningUi> {
     git: o.git,
     now: o.now,
     evalReports: o.evalReports,
+    env: o.env,
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host });
   const port = await new Promise<number>((done, fail) => {

@@ -302,6 +302,8 @@ describe('analyze: input it accepts', () => {
     });
     const log: RoundLog = {
       runId: 'run-1',
+      status: 'completed',
+      outcome: 'findings',
       stopReason: 'no_progress',
       stopWindow: 2,
       shrinkRatio: 0.2,
@@ -367,6 +369,7 @@ describe('analyze: input it accepts', () => {
     expect(Object.keys(r)).toEqual([
       'rounds',
       'converged',
+      'unjudged',
       'roundsToConverge',
       'divergentRounds',
       'stopRule',

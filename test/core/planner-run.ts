@@ -182,7 +182,7 @@ export function runLoop(cfg: ModelConfig, world: World, maxRounds = 100): ModelT
       });
 
     // Refute: the refute planner names the findings to send; the refuter decides each.
-    for (const f of refutationTargets(rows, round, { hasRefuter: true, spentUsd: 0, budgets })) {
+    for (const f of refutationTargets(rows, round, { hasRefuter: true, spentUsd: 0, budgets }).targets) {
       const r = raiseOf.get(f.id);
       if (!r) continue;
       f.refutation = refutationOf(

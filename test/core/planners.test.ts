@@ -100,7 +100,21 @@ describe('refute planner: which blockers go to the refuter, what each decision d
     ['no refuter: none', { hasRefuter: false, spentUsd: 0 }, []],
     ['the budget spent: none (invariant 12)', { hasRefuter: true, spentUsd: 1 }, []],
   ] as const)('%s', (_n, facts, ids) => {
-    expect(refutationTargets(rows, 1, { ...facts, budgets }).map((x) => x.id)).toEqual(ids);
+    expect(refutationTargets(rows, 1, { ...facts, budgets }).targets.map((x) => x.id)).toEqual(ids);
+  });
+  it('caps the blockers sent per reply; the rest are named, never sent', () => {
+    const many = [
+      row({ id: 'a0', callKey: 'k1', index: 0 }),
+      row({ id: 'a1', callKey: 'k1', index: 1 }),
+      row({ id: 'a2', callKey: 'k1', index: 2 }),
+      row({ id: 'b0', callKey: 'k2', index: 0 }),
+      row({ id: 'minor', callKey: 'k1', index: 3, severity: 'MINOR' }),
+    ];
+    const plan = refutationTargets(many, 1, { hasRefuter: true, spentUsd: 0, budgets, maxPerReply: 2 });
+    expect(plan.targets.map((x) => x.id)).toEqual(['a0', 'a1', 'b0']);
+    expect(plan.overCap).toEqual(['a2']);
+    const none = refutationTargets(many, 1, { hasRefuter: false, spentUsd: 0, budgets, maxPerReply: 2 });
+    expect(none).toEqual({ targets: [], overCap: [] });
   });
   it('records the decision with the refuter and the model it reported', () => {
     expect(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { gateScope, type ScopeFacts } from '../../src/core/scope-lock.js';
+import {
+  gateScope,
+  passCandidates,
+  type RecordedReview,
+  type ScopeFacts,
+} from '../../src/core/scope-lock.js';
 import type { ReportedFinding } from '../../src/core/types.js';
 
 const finding = (over: Partial<ReportedFinding> = {}): ReportedFinding => ({
@@ -55,5 +60,39 @@ describe('invariant 11: scope lock', () => {
     expect(gate.kind).toBe(kind);
     if (kind === 'demoted')
       expect(gate).toEqual({ kind: 'demoted', rule: 'scope_lock', from: f.severity, passedAt: PASSED });
+  });
+});
+
+describe('invariant 11: a pass belongs to the reviewer identity that gave it', () => {
+  const rec = (over: Partial<RecordedReview>): RecordedReview => ({
+    reviewer: 'rust',
+    revision: 'h1',
+    verdict: 'pass',
+    recordedAt: 1,
+    identity: 'id-a',
+    ...over,
+  });
+  const current = new Map([['rust', 'id-a']]);
+
+  it('the same name and identity: the pass counts, latest first', () => {
+    const got = passCandidates([rec({}), rec({ revision: 'h2', recordedAt: 2 })], current, 'h3');
+    expect(got.get('rust')).toEqual(['h2', 'h1']);
+  });
+  it('the same name, another identity: no pass', () => {
+    expect(passCandidates([rec({ identity: 'id-b' })], current, 'h3').size).toBe(0);
+  });
+  it('a pass recorded before identities were frozen locks nothing', () => {
+    expect(passCandidates([rec({ identity: null })], current, 'h3').size).toBe(0);
+  });
+  it('a reviewer without an identity now (an old snapshot) keeps no pass either', () => {
+    expect(passCandidates([rec({})], new Map(), 'h3').size).toBe(0);
+  });
+  it('the revision under review and a revision a chunk raised on are not passes', () => {
+    const got = passCandidates(
+      [rec({ revision: 'h3' }), rec({ revision: 'h2' }), rec({ revision: 'h2', verdict: 'findings' })],
+      current,
+      'h3',
+    );
+    expect(got.size).toBe(0);
   });
 });

@@ -131,6 +131,8 @@ export async function makeLoopFixture(
     CRASH_SLEEP_MS: '0',
     CRASH_FLAKY: '0',
     CRASH_STATE_DIR: state,
+    // The pool's checkouts live in the user's cache: the trial's own, removed with it.
+    XDG_CACHE_HOME: join(root, 'cache'),
     ...opts.agentEnv,
   };
   const stores: Store[] = [];

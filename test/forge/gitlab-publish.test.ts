@@ -56,7 +56,7 @@ async function publish(runId: string, token = 'glpat-bot') {
     tokenEnv: 'GITLAB_TOKEN',
   });
   return publishRun(
-    { store: p.store, git: createGit(), repoRoot: r.dir },
+    { store: p.store, git: createGit(), repoRoot: r.dir, env: {} },
     { runId, adapter, options: DEFAULT_PUBLISH_OPTIONS },
   );
 }

@@ -86,7 +86,7 @@ export function publishGitHub(
     },
   );
   return publishRun(
-    { store: p.store, git: createGit(), repoRoot: dir },
+    { store: p.store, git: createGit(), repoRoot: dir, env: {} },
     { runId, adapter, options: { ...DEFAULT_PUBLISH_OPTIONS, ...o.options } },
   );
 }

@@ -2,10 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { patchSpans, spanOf } from '../../src/forge/diff-lines.js';
 import { findingMarker, parseFindingMarker, parseRunMarker } from '../../src/forge/markers.js';
-import { neutralise } from '../../src/forge/neutralise.js';
 import { MAX_BODY, standingBody } from '../../src/forge/render.js';
 import { suggestLines } from '../../src/forge/suggestion.js';
 import type { ViewFinding } from '../../src/forge/types.js';
+import type { FileHunks } from '../../src/ports/git.js';
+import { clipOutsideFences, fenceFor, inertMentions, neutralise } from '../../src/report/neutralise.js';
+import { openFenceAt } from '../helpers/markdown-fences.js';
 
 describe('neutralise', () => {
   it.each([
@@ -30,6 +32,21 @@ describe('neutralise', () => {
     expect(s).not.toMatch(/<[a-z/]/i);
     expect(s).not.toMatch(/@here/);
     expect(s).not.toMatch(/[\u2066\u2069]/);
+  });
+});
+
+describe('inertMentions, for outputs that show reviewer text as plain text', () => {
+  it.each([
+    ['cc @org/team and @octocat', 'cc @\u2060org/team and @\u2060octocat'],
+    ['closes #12, see issue#3', 'closes #\u206012, see issue#\u20603'],
+    ['mail a@b.c, not a mention', 'mail a@\u2060b.c, not a mention'],
+    ['@ alone, # alone, C# and #define', '@ alone, # alone, C# and #define'],
+  ])('%j', (input, out) => expect(inertMentions(input)).toBe(out));
+
+  it('agrees with neutralise on what it makes inert', () => {
+    const text = 'ping @org/team about #42';
+    expect(neutralise(text)).toContain('@\u2060org/team');
+    expect(inertMentions(text)).toBe('ping @\u2060org/team about #\u206042');
   });
 });
 
@@ -119,26 +136,83 @@ describe("the fixer's suggestion", () => {
   });
 });
 
-describe('a suggestion with more backtick runs than Math.max takes as arguments', () => {
-  it('is rendered in a fence longer than any of them, and the body is clipped after', () => {
-    const f: ViewFinding = {
-      id: 'f1',
-      fingerprint: 'fp',
-      round: 1,
-      revision: 'a'.repeat(40),
-      reviewer: 'r',
-      severity: 'MAJOR',
-      file: 'dist/app.min.js',
-      line: 1,
-      endLine: 1,
-      claim: 'a template literal is never closed',
-      failureScenario: null,
-      violatedClause: null,
-      because: null,
-      why: null,
+const finding = (o: Partial<ViewFinding> = {}): ViewFinding => ({
+  id: 'f1',
+  fingerprint: 'fp',
+  round: 1,
+  revision: 'a'.repeat(40),
+  reviewer: 'r',
+  severity: 'MAJOR',
+  file: 'src/big.ts',
+  line: 1,
+  endLine: 1,
+  claim: 'a template literal is never closed',
+  failureScenario: null,
+  violatedClause: null,
+  because: null,
+  why: null,
+  ...o,
+});
+
+describe('a suggestion too long for a comment', () => {
+  it('is left out, and said so, when a long range gets a one-line fix: no fence is left open', () => {
+    // A finding over 3,000 lines; the fixer changed one of them (within the 10-line limit).
+    const old = Array.from({ length: 3000 }, (_, i) => `  const value${i} = compute(${i}); // line ${i + 1}`);
+    const next = old.map((l, i) => (i === 1499 ? '  const value1499 = computeSafely(1499);' : l)).join('\n');
+    const hunks: FileHunks = {
+      path: 'src/big.ts',
+      oldPath: 'src/big.ts',
+      binary: false,
+      hunks: [{ oldStart: 1500, oldCount: 1, newStart: 1500, newCount: 1 }],
     };
+    const s = suggestLines(hunks, next, { line: 1, endLine: 3000 }, 10);
+    expect(s?.text.length).toBeGreaterThan(MAX_BODY);
+    const f = finding({ line: 1, endLine: 3000 });
+    const body = standingBody(
+      f,
+      'run1',
+      f.revision,
+      { findingId: 'f1', line: 1, endLine: 3000, text: s?.text ?? '' },
+      'github',
+    );
+    expect(openFenceAt(body)).toBeNull();
+    expect(body).not.toContain('suggestion\n');
+    expect(body).toContain("The fixer's version of lines 1-3000 is too long for a suggestion here");
+    expect(body.length).toBeLessThanOrEqual(MAX_BODY);
+  });
+
+  it('a suggestion that fits is shown whole, in a fence that closes', () => {
+    const f = finding();
+    const body = standingBody(
+      f,
+      'run1',
+      f.revision,
+      { findingId: 'f1', line: 1, endLine: 1, text: 'const a = `x`;' },
+      'github',
+    );
+    expect(body).toContain('```suggestion\nconst a = `x`;\n```');
+    expect(openFenceAt(body)).toBeNull();
+  });
+
+  it('clipping a body cuts before a fence that would be left open, and notes it outside', () => {
+    const fenced = ['intro', '```js', 'x'.repeat(50), '```', 'after'].join('\n');
+    const clipped = clipOutsideFences(fenced, 30, '… (truncated)');
+    expect(clipped).toBe('intro\n\n… (truncated)');
+    expect(openFenceAt(clipped)).toBeNull();
+    // Cut past the fence's end: the whole block is kept.
+    expect(clipOutsideFences(fenced, fenced.length - 2, '…')).toBe(
+      `${fenced.slice(0, fenced.lastIndexOf('\n'))}\n\n…`,
+    );
+    expect(clipOutsideFences(fenced, fenced.length, '…')).toBe(fenced);
+  });
+});
+
+describe('a suggestion with more backtick runs than Math.max takes as arguments', () => {
+  it('gets a fence longer than any of them; too long for a comment, it is left out and no fence is open', () => {
+    const f = finding({ file: 'dist/app.min.js' });
     // A minified line of 150,000 template literals, one of them opened with a run of three.
     const text = `${'`x`;'.repeat(150_000)}\`\`\`y\`\`\`;`;
+    expect(fenceFor(text)).toBe('````');
     const body = standingBody(
       f,
       'run1',
@@ -146,7 +220,8 @@ describe('a suggestion with more backtick runs than Math.max takes as arguments'
       { findingId: 'f1', line: 1, endLine: 1, text },
       'github',
     );
-    expect(body).toContain('````suggestion\n');
-    expect(body.length).toBeLessThanOrEqual(MAX_BODY + 100);
+    expect(body).not.toContain('````suggestion');
+    expect(openFenceAt(body)).toBeNull();
+    expect(body.length).toBeLessThanOrEqual(MAX_BODY);
   });
 });

@@ -54,7 +54,6 @@ describe('Git port: identity and currentBranch', () => {
     const offenders = files.filter((f) => {
       if (f === 'compose.ts') return false;
       const text = readFileSync(join(root, f), 'utf8');
-      // user-ref.ts resolves refs over the port it is given, and runs nothing itself.
       return /from '(\.\.\/)+git\/(?!errors|user-ref)/.test(text) || /node:child_process|execa/.test(text);
     });
     expect(offenders.map((f) => relative(root, join(root, f)))).toEqual([]);

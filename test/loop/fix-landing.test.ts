@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixResult } from '../../src/core/stage-results.js';
 import { escalationJson, escalationMarkdown } from '../../src/loop/escalation.js';
+import { renderRunSummary } from '../../src/report/terminal.js';
 import {
   baseConfig,
   ensureBuilt,
@@ -159,6 +160,28 @@ describe("what the fixer leaves that its commit does not carry (the run's checko
     } finally {
       await p.close();
       rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a fixer that made no edit says so in the round', () => {
+  it('the terminal summary and the escalation report name the round whose fixer changed nothing', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { fixer: a, budgets: { rounds: 2, wallSeconds: 600, costUsd: 5 } }),
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: findings(raceFinding()) }], fixer: [{ reply: { disputed: [] } }] });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run).toMatchObject({ status: 'completed', outcome: 'findings', stopReason: 'budget' });
+      const summary = renderRunSummary(report).split('\n');
+      const round1 = summary.findIndex((l) => l.startsWith('  round 1'));
+      const round2 = summary.findIndex((l) => l.startsWith('  round 2'));
+      expect(summary.slice(round1, round2).join('\n')).toContain('    the fixer made no edit');
+      expect(escalationMarkdown(report)).toContain('The fixer made no edit in this round.');
+    } finally {
+      await p.close();
     }
   });
 });

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createGit } from '../../src/git/index.js';
 import { RunBusyError } from '../../src/loop/errors.js';
 import { sweepPool } from '../../src/pool/gc.js';
+import { poolDir } from '../../src/pool/location.js';
 import { verifyRecordFile } from '../../src/record/verify.js';
 import {
   Crash,
@@ -117,7 +118,7 @@ describe("a crash before the fix's move of the run's ref landed", () => {
     expect(git(fx.dir, ['rev-parse', ref])).toBe(fixed);
     // With the run's checkouts gone (its own at its end; the pool's lane, which stays for the
     // next run, by `revloop gc`'s sweep), the ref alone keeps the fix through a gc.
-    sweepPool(join(fx.dir, '.git'), join(fx.dir, '.git', 'revloop', 'pool'));
+    sweepPool(join(fx.dir, '.git'), poolDir(join(fx.dir, '.git'), undefined, fx.dir, fx.env));
     expect(
       git(fx.dir, ['worktree', 'list', '--porcelain'])
         .split('\n')

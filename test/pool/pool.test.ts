@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRun } from '../../src/loop/operations.js';
+import { poolDir } from '../../src/pool/location.js';
 import {
   dyingAt,
   inProcess,
@@ -87,7 +88,7 @@ async function reviewIn(r: ReviewRepo, branch: string, env: NodeJS.ProcessEnv) {
   }
 }
 
-const poolOf = (r: ReviewRepo) => join(r.dir, '.git', 'revloop', 'pool');
+const poolOf = (r: ReviewRepo) => poolDir(join(r.dir, '.git'), undefined, r.dir, testEnv());
 
 describe('the worktree pool (issue 17, point 1)', { timeout: 300_000 }, () => {
   it('a lane is reused across runs: moved between revisions, not checked out again', async () => {

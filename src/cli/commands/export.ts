@@ -4,7 +4,7 @@ import { type RunReport, roundLog } from '../../core/run-report.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { escalationMarkdown } from '../../loop/escalation.js';
 import { findRunOrThrow } from '../../loop/operations.js';
-import { loadRunReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/run-report-loader.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../report/formats.js';
 import { toGithubAnnotations, toJunit, toMarkdown, toRdjson, toSarif } from '../../report/index.js';
 import { openRepo } from '../context.js';
@@ -38,7 +38,7 @@ const exportRun: Command<Opts> = async (args, opts, io) => {
   const { store, deps } = await openRepo(io, opts, undefined, { readonly: true });
   try {
     const run = await findRunOrThrow(deps, args[0] ?? '');
-    const report = await loadRunReport(store, run.id);
+    const report = await loadOutputReport(store, run.id, io.env);
     if (!report) throw new UsageError(`run ${run.id} vanished`);
     let text = RENDER[opts.format](report);
     if (!text.endsWith('\n')) text += '\n';

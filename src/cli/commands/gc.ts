@@ -42,8 +42,9 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   const configured = (
     (await trustedMachineConfig(root, opts.store, io.env)).pool as { dir?: unknown } | undefined
   )?.dir;
-  const pools = new Set([poolDir(common, undefined, root)]);
-  if (typeof configured === 'string' && configured) pools.add(poolDir(common, configured, root));
+  // Also where checkouts lived before they moved out of the git dir: only ever emptied now.
+  const pools = new Set([poolDir(common, undefined, root, io.env), join(common, 'revloop', 'pool')]);
+  if (typeof configured === 'string' && configured) pools.add(poolDir(common, configured, root, io.env));
   const sweeps = [...pools].map((p) => sweepPool(common, p));
   const own = await sweepOwnCheckouts(git, root, opts, io.env);
   const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed];

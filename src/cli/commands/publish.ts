@@ -101,7 +101,7 @@ export async function publishAndReport(
   const adapter = await forgeAdapter(target);
   try {
     const r = await publishRun(
-      { store: ctx.store, git: createGit(), repoRoot: ctx.root },
+      { store: ctx.store, git: createGit(), repoRoot: ctx.root, env: io.env },
       { runId, adapter, options, keys: flags.key?.map((k) => resolve(io.cwd, k)), keysFrom: flags.keysFrom },
     );
     const result = {

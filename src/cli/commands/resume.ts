@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { checkFileTarget } from '../../io/atomic-file.js';
 import { resumeRun } from '../../loop/operations.js';
-import { loadRunReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
@@ -24,7 +24,7 @@ const resume: Command<Opts> = async (args, opts, io) => {
   try {
     const res = await resumeRun(deps, args[0] ?? '', opts.out);
     progress.done();
-    const report = await loadRunReport(store, res.run.id);
+    const report = await loadOutputReport(store, res.run.id, io.env);
     if (!report) throw new Error('run vanished');
     if (opts.json) printJson(io, runJson(report, res.recordPath));
     else {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { ConfigSource } from '../../core/choices.js';
 import { checkFileTarget } from '../../io/atomic-file.js';
 import { reviewRevision } from '../../loop/operations.js';
-import { loadRunReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { applyRun } from '../apply.js';
 import { openRepo, trustFrom } from '../context.js';
@@ -68,7 +68,7 @@ const review: Command<Opts> = async (_args, opts, io) => {
       else io.stderr(`revloop: admission deferred (${res.limit}): ${res.detail}\n`);
       return Exit.notCompleted;
     }
-    const report = await loadRunReport(store, res.run.id);
+    const report = await loadOutputReport(store, res.run.id, io.env);
     if (!report) throw new Error('run vanished');
     const applied = opts.apply ? await applyRun(deps, res.run) : null;
     // A fork's read-only token or a refusing forge never changes the exit code: the run's outcome does.

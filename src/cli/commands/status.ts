@@ -4,7 +4,7 @@ import type { RunRow } from '../../core/ledger.js';
 import { isTerminal } from '../../core/types.js';
 import { pidAlive } from '../../io/pid.js';
 import { findRunOrThrow } from '../../loop/operations.js';
-import { loadRunReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';
@@ -52,7 +52,7 @@ const status: Command<Opts> = async (args, opts, io) => {
   try {
     if (args[0]) {
       const run = await findRunOrThrow(deps, args[0]);
-      const report = await loadRunReport(store, run.id);
+      const report = await loadOutputReport(store, run.id, io.env);
       if (!report) throw new UsageError(`run ${args[0]} vanished`);
       if (opts.json) printJson(io, runJson(report, run.recordPath));
       else {

@@ -32,6 +32,7 @@ const ui: Command<Opts> = async (_args, opts, io) => {
       port,
       git,
       evalReports,
+      env: io.env,
     });
     io.stdout(`revloop ui: ${running.url}\n`);
     if (evalReports)

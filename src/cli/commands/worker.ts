@@ -11,6 +11,7 @@ interface Opts {
   concurrency: string;
   exitWhenIdle?: boolean;
   leaseSeconds?: string;
+  storePatience: string;
   json?: boolean;
 }
 
@@ -26,6 +27,9 @@ const worker: Command<Opts> = async (_args, opts, io) => {
   const leaseSeconds = opts.leaseSeconds === undefined ? undefined : Number(opts.leaseSeconds);
   if (leaseSeconds !== undefined && (!Number.isFinite(leaseSeconds) || leaseSeconds < 1))
     throw new UsageError(`--lease-seconds must be >= 1, got "${opts.leaseSeconds}"`);
+  const patienceSeconds = Number(opts.storePatience);
+  if (!Number.isFinite(patienceSeconds) || patienceSeconds < 0)
+    throw new UsageError(`--store-patience must be a number of seconds >= 0, got "${opts.storePatience}"`);
   // Lines, never a live line: the worker's own output is a line per run, on a terminal too.
   const progress = progressPrinter(io, 'lines');
   const { root, store } = await openRepo(io, opts);
@@ -41,6 +45,17 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     const res = await runWorker(deps, {
       concurrency,
       exitWhenIdle: Boolean(opts.exitWhenIdle),
+      storePatienceMs: patienceSeconds * 1000,
+      storeEvents: {
+        onWait: (err) => {
+          io.stderr(`revloop worker: ${err.message}; waiting up to ${patienceSeconds} s for it\n`);
+          if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'unavailable', detail: err.message })}\n`);
+        },
+        onBack: (ms) => {
+          io.stderr(`revloop worker: the ledger is back after ${(ms / 1000).toFixed(1)} s\n`);
+          if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'ok', waitedMs: ms })}\n`);
+        },
+      },
       onError: (runId, err) => io.stderr(`revloop worker: run ${runId} ended unknown: ${err.message}\n`),
       onRun: (r) => {
         const line = {

@@ -23,13 +23,22 @@ export async function refuteStage(
   const refuter = ctx.refuter;
   // The planner (core/refute-plan.ts) names the findings to send; with the budget spent it
   // sends none (an attempt would abort the run with no outcome).
-  const findings = refutationTargets(await ctx.deps.store.listFindings(ctx.run.id), round, {
-    hasRefuter: refuter !== null,
-    spentUsd: ctx.spent,
-    budgets: ctx.snapshot.budgets,
-  });
+  const { targets: findings, overCap } = refutationTargets(
+    await ctx.deps.store.listFindings(ctx.run.id),
+    round,
+    {
+      hasRefuter: refuter !== null,
+      spentUsd: ctx.spent,
+      budgets: ctx.snapshot.budgets,
+      maxPerReply: ctx.snapshot.review?.maxRefutedPerReply,
+    },
+  );
   const refutations: { findingId: string; refutation: Refutation }[] = [];
-  const result: RefuteResult = { refuter: refuter?.name ?? null, decisions: [] };
+  const result: RefuteResult = {
+    refuter: refuter?.name ?? null,
+    decisions: [],
+    ...(overCap.length > 0 ? { overCap } : {}),
+  };
   if (refuter && findings.length > 0) {
     await checkFrozen(ctx, expectedDigest);
     const checkout = checkoutForReaders(ctx, ctx.run.head, [refuter.reviewer]);

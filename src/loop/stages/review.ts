@@ -5,14 +5,15 @@
  * the review planner (core/review-gating.ts: invariants 9 and 11) gates; then
  * the findings and the completion mark in one transaction.
  */
+import { type BrokenCheck, brokenChecks } from '../../core/check-blockers.js';
 import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
 import type { Lease } from '../../core/ledger.js';
 import { findingsToGate, gateFindings } from '../../core/review-gating.js';
 import { CONTROLLER_REVIEWER } from '../../core/run-report.js';
-import type { ScopeFacts } from '../../core/scope-lock.js';
-import { type ReviewResult, reviewerVerdicts } from '../../core/stage-results.js';
-import { isBlockingSeverity, type ReportedFinding } from '../../core/types.js';
+import { passCandidates, type RecordedReview, type ScopeFacts } from '../../core/scope-lock.js';
+import { type ChecksResult, type ReviewResult, reviewerVerdicts } from '../../core/stage-results.js';
+import { isBlockingSeverity, type ReportedFinding, type ReviewerSpec } from '../../core/types.js';
 import type { NewFinding } from '../../ports/store.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
@@ -54,7 +55,9 @@ export async function reviewStage(
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
-  const plan = planReview(ctx.snapshot, diff, await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot)));
+  const editedByFix = await ctx.editedByFix(head);
+  const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
+  const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
   ctx.noteBlobIds(head, plan.blobIds);
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
@@ -86,6 +89,8 @@ export async function reviewStage(
   const protectedEdited = await protectedRead.get();
   for (const path of protectedEdited)
     findings.push(protectedFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
+  for (const broken of brokenChecks(checksOfRun(ctx, round), head))
+    findings.push(brokenCheckFinding(ctx, round, head, broken));
 
   await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
   const result: ReviewResult = {
@@ -100,6 +105,7 @@ export async function reviewStage(
     scope,
     coverage: roundCoverage(ctx.reviewers, plan, got),
     dropped,
+    ...(editedByFix.length > 0 ? { editedByFix } : {}),
     protectedEdited,
     reviewsComplete: true,
   };
@@ -126,27 +132,40 @@ async function scopeFacts(
   return { passedAt, touchedSincePass: touched };
 }
 
-/** For each reviewer, the latest earlier revision of this change it passed that is an ancestor of `head`. */
+/**
+ * For each reviewer, the latest earlier revision of this change it passed that is an ancestor
+ * of `head`: passes by the same name and identity only (core/scope-lock.ts decides which).
+ */
 async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!ctx.snapshot.policy.scopeLock) return out;
   const { store } = ctx.deps;
-  const all = reviewerVerdicts(await store.listVerdictsForChange(ctx.run.changeKey)).filter(
-    (v) => v.revision !== head,
-  );
-  // Issue 17: a revision reviewed in chunks is passed only when no chunk of it had findings.
-  const raised = new Set(
-    all.filter((v) => v.reply.verdict !== 'pass').map((v) => `${v.reviewer}@${v.revision}`),
-  );
-  const verdicts = all
-    .filter((v) => v.reply.verdict === 'pass' && !raised.has(`${v.reviewer}@${v.revision}`))
-    .sort((a, b) => b.recordedAt - a.recordedAt);
-  for (const v of verdicts) {
-    if (out.has(v.reviewer)) continue;
-    if (await ctx.isAncestor(v.revision, head)) out.set(v.reviewer, v.revision);
+  const verdicts = reviewerVerdicts(await store.listVerdictsForChange(ctx.run.changeKey));
+  const identities = new Map<string, ReadonlyMap<string, string>>();
+  for (const runId of new Set(verdicts.map((v) => v.runId))) {
+    const snapshot = runId === ctx.run.id ? ctx.snapshot : (await store.getRun(runId))?.snapshot;
+    identities.set(runId, identitiesOf(snapshot?.reviewers ?? []));
+  }
+  const recorded: RecordedReview[] = verdicts.map((v) => ({
+    reviewer: v.reviewer,
+    revision: v.revision,
+    verdict: v.reply.verdict,
+    recordedAt: v.recordedAt,
+    identity: identities.get(v.runId)?.get(v.reviewer) ?? null,
+  }));
+  const candidates = passCandidates(recorded, identitiesOf(ctx.snapshot.reviewers), head);
+  for (const [reviewer, revisions] of candidates) {
+    for (const revision of revisions) {
+      if (!(await ctx.isAncestor(revision, head))) continue;
+      out.set(reviewer, revision);
+      break;
+    }
   }
   return out;
 }
+
+const identitiesOf = (specs: readonly ReviewerSpec[]): Map<string, string> =>
+  new Map(specs.flatMap((r) => (r.identityDigest ? [[r.name, r.identityDigest] as const] : [])));
 
 async function editedProtectedPaths(ctx: RunContext, head: string): Promise<string[]> {
   const s = ctx.snapshot;
@@ -176,13 +195,47 @@ function protectedFinding(
 ): NewFinding {
   // One per round and path: each round checks its own revision.
   const callKey = round === 1 ? `protected:${path}` : `protected:r${round}:${path}`;
-  const reported: ReportedFinding = {
+  return controllerFinding(ctx, round, head, callKey, content, {
     severity: 'MAJOR',
     file: path,
     line: 1,
     claim: `The change edits ${path}, which the review config names; only a named person can accept that.`,
     failureScenario: `A change that edits ${path} could relax its own review; revloop cannot judge that without a person.`,
-  };
+  });
+}
+
+/** The checks stages of the run before this round's review, in round order (round 0: the change as admitted). */
+function checksOfRun(ctx: RunContext, round: number): ChecksResult[] {
+  const out: ChecksResult[] = [];
+  for (let r = 0; r < round; r++) {
+    const checks = ctx.stage(r, 'checks')?.result;
+    if (checks) out.push(checks);
+  }
+  return out;
+}
+
+/** A check that passed earlier in the run and fails on this revision: a blocker only a person can accept. */
+function brokenCheckFinding(ctx: RunContext, round: number, head: string, b: BrokenCheck): NewFinding {
+  const callKey = `check:r${round}:${b.name}`;
+  const exit = b.exitCode === null ? 'did not finish' : `exits ${b.exitCode}`;
+  const content = ctx.deps.hash(`check:${b.name}:${head}`);
+  return controllerFinding(ctx, round, head, callKey, content, {
+    severity: 'MAJOR',
+    file: ctx.snapshot.configPath,
+    line: 1,
+    claim: `The check ${b.name} fails at ${head.slice(0, 12)} (it ${exit}); it passed at ${b.passedAt.slice(0, 12)} earlier in this run.`,
+    failureScenario: `Landing ${head.slice(0, 12)} lands a revision on which the configured check ${b.name} fails.`,
+  });
+}
+
+function controllerFinding(
+  ctx: RunContext,
+  round: number,
+  head: string,
+  callKey: string,
+  content: string,
+  reported: ReportedFinding,
+): NewFinding {
   return {
     id: findingId(ctx.run.id, callKey, 0, ctx.deps.hash),
     runId: ctx.run.id,

@@ -50,9 +50,11 @@ export function mapPgFault(err: unknown, url: string): unknown {
   if (UNAVAILABLE.has(code) || (/connect|terminat|timeout/i.test(msg) && !code.match(/^[0-9A-Z]{5}$/)))
     return new StoreUnavailableError(where, msg);
   // SQLSTATE classes: 08 connection, 57P0x shutdown, 28 auth, 3D000 no such database, 25P03 a
-  // transaction left idle past its bound (the server ended the session).
+  // transaction left idle past its bound (the server ended the session), 57014 a statement
+  // ended by the statement timeout (a server too slow to answer, as good as gone for now).
   if (
     code.startsWith('08') ||
+    code === '57014' ||
     /^57P0[1-4]$/.test(code) ||
     code.startsWith('28') ||
     code === '3D000' ||

@@ -10,9 +10,27 @@ import { PG_MIGRATIONS } from './migrations/index.js';
 export const MIGRATE_LOCK = 0x7265766c; // 'revl'
 export const ADMIT_LOCK = 0x61646d74; // 'admt'
 
+/** The newest migration applied, or 0 on a database without the ledger's schema; no DDL, no lock. */
+async function appliedVersion(client: pg.PoolClient): Promise<number> {
+  const present = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations') AS t");
+  if (!present.rows[0]?.t) return 0;
+  const { rows } = await client.query<{ v: number | null }>(
+    'SELECT max(version) AS v FROM schema_migrations',
+  );
+  return Number(rows[0]?.v ?? 0);
+}
+
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
+  // A checked-out client is the pool's no longer: a server ending the session while this one
+  // waits on the lock would throw from the socket, crashing the process. The query reports it.
+  const onError = () => {};
+  client.on('error', onError);
   try {
+    // A current schema needs nothing, and asking changes nothing: a read-only ledger (a hot
+    // standby, a read-only role) stays readable, and a fleet starting together takes no lock.
+    const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
+    if ((await appliedVersion(client)) >= latest) return;
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
     try {
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -40,6 +58,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
     }
   } finally {
+    client.off('error', onError);
     client.release();
   }
 }

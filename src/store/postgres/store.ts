@@ -98,6 +98,8 @@ export interface PostgresStoreOptions {
    * connection lives.
    */
   idleInTransactionMs?: number | undefined;
+  /** How long one statement may take before the server (and, failing that, the client) ends it (default 60 s). */
+  statementTimeoutMs?: number | undefined;
 }
 
 /** Connects, migrates (under an advisory lock) and returns the store; connection faults are `store_unavailable`. */
@@ -109,6 +111,13 @@ export async function openPostgresStore(
     connectionString: url,
     max: opts.poolSize ?? 4,
     connectionTimeoutMillis: 10_000,
+    // A partitioned server sends nothing, not even a reset: keepalive probes notice a dead idle
+    // connection, and the timeouts end a statement whose answer never comes, within a bound
+    // rather than the kernel's (minutes). Every statement of the ledger is short.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    statement_timeout: opts.statementTimeoutMs ?? 60_000,
+    query_timeout: (opts.statementTimeoutMs ?? 60_000) + 15_000,
     types,
   });
   // An idle client dropped by the server must not crash the process; the next query reports it.

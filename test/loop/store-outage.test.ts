@@ -1,0 +1,208 @@
+/**
+ * A store fault is not the end of a run. On a PostgreSQL cluster this file
+ * owns (never the shared one), the server goes away while a worker holds a
+ * run: the worker waits for it, says so once, and drives the run to its end
+ * when the server is back, with its record written. A write whose answer was
+ * lost after its COMMIT is read back, not taken as the run's end. The verdicts
+ * are orders of events (the worker said it was waiting, then the server came
+ * back), never times.
+ */
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admit } from '../../src/loop/admission.js';
+import { runWorker } from '../../src/loop/operations.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
+import { MIGRATE_LOCK } from '../../src/store/postgres/migrate.js';
+import { openPostgresStore } from '../../src/store/postgres/store.js';
+import { type OwnCluster, startOwnCluster } from '../helpers/pg-cluster.js';
+import { withMethod } from '../helpers/with-method.js';
+import { baseConfig, inProcess, makeReviewRepo, pass, reposRemovedAfterAll, runCli } from './helpers.js';
+
+let cluster: OwnCluster;
+const repos = reposRemovedAfterAll();
+let dbs = 0;
+
+beforeAll(async () => {
+  cluster = await startOwnCluster();
+}, 180_000);
+afterAll(async () => {
+  await cluster?.destroy();
+});
+
+async function freshDatabase(): Promise<string> {
+  const name = `outage_${++dbs}`;
+  const c = new pg.Client({ connectionString: cluster.url });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const u = new URL(cluster.url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Resolves once `query` returns a row with n > 0, asking again after each answer. */
+async function untilRows(url: string, query: string, params: unknown[]): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    for (;;) {
+      const { rows } = await c.query<{ n: string }>(query, params);
+      if (Number(rows[0]?.n) > 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+describe('a worker and an unavailable ledger', () => {
+  it('waits out a server stopped mid-call and drives the run to a completed end with its record', async () => {
+    const url = await freshDatabase();
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ sleepMs: 500, reply: pass }] });
+    const p = await inProcess(r.dir, { url });
+    try {
+      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
+      if (a.result.kind === 'deferred') throw new Error('deferred');
+      const runId = a.result.run.id;
+      const events: string[] = [];
+      let waiting!: () => void;
+      const waited = new Promise<void>((res) => {
+        waiting = res;
+      });
+      const worker = runWorker(p.deps, {
+        concurrency: 1,
+        exitWhenIdle: true,
+        storeEvents: {
+          onWait: (err) => {
+            events.push(`wait:${(err as { code?: string }).code}`);
+            waiting();
+          },
+          onBack: () => events.push('back'),
+        },
+      }).finally(() => {
+        events.push('worker ended');
+        waiting();
+      });
+      // The reviewer's call is under way: the server goes away before its answer is written.
+      await untilRows(url, "SELECT count(*) AS n FROM attempts WHERE run_id = $1 AND class = 'started'", [
+        runId,
+      ]);
+      await cluster.stop('immediate');
+      // The server comes back only once the worker has met the outage (or has given up on the run).
+      await waited;
+      events.push('server back');
+      await cluster.start();
+      const res = await worker;
+      expect(events.slice(0, 3)).toEqual(['wait:store_unavailable', 'server back', 'back']);
+      expect(res.runs).toBe(1);
+      const run = await p.store.getRun(runId);
+      expect(run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      expect(run?.recordPath && existsSync(run.recordPath)).toBe(true);
+    } finally {
+      await p.close();
+    }
+  }, 240_000);
+
+  it('reads back a run whose ending write lost its answer, and writes the record it was owed', async () => {
+    const url = await freshDatabase();
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const p = await inProcess(r.dir, { url });
+    try {
+      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
+      if (a.result.kind === 'deferred') throw new Error('deferred');
+      const runId = a.result.run.id;
+      // The COMMIT that ends the run went through; the connection died before its answer came back.
+      let cut = false;
+      const store = withMethod(p.store, 'finishRun', (finish) => async (...args) => {
+        const row = await finish(...args);
+        if (cut) return row;
+        cut = true;
+        throw new StoreUnavailableError('postgres://127.0.0.1/outage', 'Connection terminated unexpectedly');
+      });
+      const errors: string[] = [];
+      const res = await runWorker(
+        { ...p.deps, store },
+        { concurrency: 1, exitWhenIdle: true, onError: (_id, err) => errors.push(err.message) },
+      );
+      expect(cut).toBe(true);
+      expect(errors).toEqual([]);
+      expect(res.runs).toBe(1);
+      const run = await p.store.getRun(runId);
+      expect(run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      expect(run?.recordPath && existsSync(run.recordPath)).toBe(true);
+    } finally {
+      await p.close();
+    }
+  }, 240_000);
+
+  it('gives up on a ledger that stays away past its patience, ending no run', async () => {
+    const url = await freshDatabase();
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ sleepMs: 500, reply: pass }] });
+    const p = await inProcess(r.dir, { url });
+    try {
+      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
+      if (a.result.kind === 'deferred') throw new Error('deferred');
+      const runId = a.result.run.id;
+      const worker = runWorker(p.deps, { concurrency: 1, exitWhenIdle: true, storePatienceMs: 1_000 });
+      await untilRows(url, "SELECT count(*) AS n FROM attempts WHERE run_id = $1 AND class = 'started'", [
+        runId,
+      ]);
+      await cluster.stop('immediate');
+      await expect(worker).rejects.toMatchObject({ code: 'store_unavailable' });
+      await cluster.start();
+      const run = await p.store.getRun(runId);
+      expect(run?.status).toBe('running');
+    } finally {
+      await p.close();
+    }
+  }, 240_000);
+});
+
+describe('a ledger that is read-only or ends sessions', () => {
+  it('a process waiting on the schema lock when the server stops exits 5 with one line, never a crash', async () => {
+    const url = await freshDatabase();
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    // Another migrator holds the lock: the command waits on it with a checked-out connection.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    holder.on('error', () => {});
+    await holder.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    const cli = runCli(['worker', '--exit-when-idle', '--store', url], { cwd: r.dir, timeoutMs: 180_000 });
+    await untilRows(
+      url,
+      "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+      [],
+    );
+    await cluster.stop('immediate');
+    const res = await cli;
+    await cluster.start();
+    expect(res.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.code).toBe(5);
+  }, 240_000);
+
+  it('a read-only ledger with a current schema is read without migrating', async () => {
+    const url = await freshDatabase();
+    await (await openPostgresStore(url)).close();
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    await admin.query(
+      `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_read_only = on`,
+    );
+    await admin.end();
+    const store = await openPostgresStore(url);
+    try {
+      expect(await store.listRuns({ limit: 5 })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+});
