@@ -72,6 +72,13 @@ const agentFields = {
     ),
   /** Extra instructions appended to the role's prompt. */
   instructions: z.string().optional(),
+  /** command, claude-code, codex: variables of revloop's environment the agent's process is also given. */
+  env: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+    .optional()
+    .describe(
+      "Names of environment variables the agent's process is given besides the allowlist (PATH, HOME, locale, proxies, ...) and its adapter's own (claude-code: ANTHROPIC_*, CLAUDE_CODE_*; codex: OPENAI_API_KEY, CODEX_*). Nothing else of revloop's environment reaches it.",
+    ),
 };
 
 function requireAdapterFields(

@@ -10,6 +10,7 @@ import { type AgentProcessOutcome, MAX_STDOUT_BYTES, runAgentProcess } from './a
 import { classifyExit, EXIT_TEMPFAIL } from './classify.js';
 import { redact, secretValues } from './redact.js';
 import { type FinishOptions, fail, finishText } from './reply-result.js';
+import { agentGrant, type EnvGrant, roleEnv } from './role-env.js';
 
 export interface ReviewerContext {
   role: Role;
@@ -43,13 +44,12 @@ export interface CommandOptions {
   maxStdoutBytes?: number | undefined;
 }
 
-/** The environment of an agent call: revloop's own, plus the call's REVLOOP_* variables. */
-export function agentEnv(base: NodeJS.ProcessEnv, req: CallRequest): NodeJS.ProcessEnv {
-  // The parent env passes through whole, API keys included: CLI agents such as
-  // claude and codex need their credentials, and the executable is one the
-  // repository owner configured. Keys are kept out of details by redaction instead.
-  return {
-    ...base,
+/**
+ * The environment of an agent call: the allowlist and what the agent is
+ * granted (role-env.ts), plus the call's REVLOOP_* variables.
+ */
+export function agentEnv(base: NodeJS.ProcessEnv, grant: EnvGrant, req: CallRequest): NodeJS.ProcessEnv {
+  return roleEnv(base, grant, {
     REVLOOP_ROLE: req.role,
     REVLOOP_REVIEWER: req.name,
     REVLOOP_ROUND: String(req.round),
@@ -57,7 +57,7 @@ export function agentEnv(base: NodeJS.ProcessEnv, req: CallRequest): NodeJS.Proc
     REVLOOP_HEAD: req.head,
     REVLOOP_REPO: req.repoDir,
     REVLOOP_CALL_KEY: req.callKey,
-  };
+  });
 }
 
 export function labelFor(role: Role, name: string): string {
@@ -71,6 +71,7 @@ export function createCommandReviewer(
 ): Reviewer {
   const label = labelFor(ctx.role, ctx.name);
   const secrets = secretValues(ctx.env);
+  const grant = agentGrant(cfg);
   return {
     name: ctx.name,
     usesCheckout: true,
@@ -78,7 +79,7 @@ export function createCommandReviewer(
       const outcome = await runAgentProcess({
         argv: opts.argv,
         cwd: req.repoDir,
-        env: agentEnv(ctx.env, req),
+        env: agentEnv(ctx.env, grant, req),
         stdin: req.prompt,
         deadlineMs: req.deadlineMs,
         signal: req.signal,
