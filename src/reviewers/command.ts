@@ -35,7 +35,8 @@ export const readPlainReply: OutputReader = ({ stdout, code }, finish) =>
   code === 0 ? finishText(stdout, finish) : null;
 
 export interface CommandOptions {
-  argv: readonly string[];
+  /** The argv, or the argv of one call (a preset that names the call's checkout in its flags). */
+  argv: readonly string[] | ((req: CallRequest) => readonly string[]);
   read: OutputReader;
   /** Said after "command not found": how to get the executable a preset runs. */
   notFound?: string | undefined;
@@ -76,8 +77,9 @@ export function createCommandReviewer(
     name: ctx.name,
     usesCheckout: true,
     async call(req: CallRequest): Promise<CallResult> {
+      const argv = typeof opts.argv === 'function' ? opts.argv(req) : opts.argv;
       const outcome = await runAgentProcess({
-        argv: opts.argv,
+        argv,
         cwd: req.repoDir,
         env: agentEnv(ctx.env, grant, req),
         stdin: req.prompt,
@@ -86,7 +88,7 @@ export function createCommandReviewer(
         killGraceMs: opts.killGraceMs,
         maxStdoutBytes: opts.maxStdoutBytes,
       });
-      const result = classifyOutcome(outcome, opts, {
+      const result = classifyOutcome(outcome, argv[0] ?? '', opts, {
         role: req.role,
         label,
         pinnedModel: cfg.model,
@@ -96,9 +98,13 @@ export function createCommandReviewer(
   };
 }
 
-function classifyOutcome(o: AgentProcessOutcome, opts: CommandOptions, finish: FinishOptions): CallResult {
+function classifyOutcome(
+  o: AgentProcessOutcome,
+  executable: string,
+  opts: CommandOptions,
+  finish: FinishOptions,
+): CallResult {
   const { label } = finish;
-  const executable = opts.argv[0] ?? '';
   switch (o.kind) {
     case 'spawn_error':
       if (o.errno === 'ENOENT')

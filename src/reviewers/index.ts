@@ -32,7 +32,7 @@ export function createReviewer(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerC
       });
     case 'codex':
       return createCommandReviewer(cfg, ctx, {
-        argv: codexArgv(cfg, ctx.role),
+        argv: (req) => codexArgv(cfg, ctx.role, [req.repoDir, ctx.repoRoot]),
         read: readCodexWith(cfg.prices),
         notFound: 'install Codex: npm install -g @openai/codex, or set the command: to run',
       });
