@@ -17,6 +17,7 @@ export async function openRepo(
   opts: { repo?: string; store?: string },
   onEvent?: (e: LoopEvent) => void,
   mode: { readonly?: boolean } = {},
+  confine: { requireConfined?: boolean | undefined } = {},
 ): Promise<RepoContext> {
   const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
   const store = await openRepoStore(root, opts.store, io.env, mode);
@@ -25,6 +26,14 @@ export async function openRepo(
     io.noteRun(e.kind === 'end' ? null : e.runId);
     onEvent?.(e);
   };
-  const deps = composeDeps({ store, repoRoot: root, env: io.env, signal: io.stopSignal, onEvent: noted });
+  const deps = composeDeps({
+    store,
+    repoRoot: root,
+    env: io.env,
+    signal: io.stopSignal,
+    onEvent: noted,
+    requireConfined: confine.requireConfined,
+    warn: (line) => io.stderr(line),
+  });
   return { root, store, deps };
 }

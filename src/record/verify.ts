@@ -44,6 +44,8 @@ export const VerifyCode = {
   malformed: 'malformed',
   /** The record or a key file cannot be read, or the checkout is unusable (exit 2). */
   usage: 'usage',
+  /** `--require-confined` and the run's processes did not all run confined (exit 14). */
+  not_confined: 'not_confined',
 } as const;
 export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
 
@@ -60,6 +62,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   unknown_key: 4,
   malformed: 4,
   usage: 2,
+  not_confined: 14,
 };
 
 export interface VerifyResult {
@@ -85,6 +88,8 @@ export interface VerifyOptions {
   keysFrom?: string | undefined;
   /** Accept outcome `findings`. */
   allowFindings?: boolean | undefined;
+  /** Refuse a record whose run did not run every process confined (predicate `confined`). */
+  requireConfined?: boolean | undefined;
   /**
    * The commit the record must cover, instead of the checkout's HEAD: publication
    * checks a record against a pull request's live head, which CI rarely checks out
@@ -278,6 +283,12 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
       signed,
     );
 
+  if (opts.requireConfined && p.confined !== true)
+    return fail(
+      'not_confined',
+      `run ${p.runId} ran ${p.confined === false ? 'unconfined' : 'before confinement was recorded'}, and --require-confined was given`,
+      signed,
+    );
   if (p.status !== 'completed')
     return fail('not_completed', `run ${p.runId} ended ${p.status}, not completed`, signed);
   const gap = coverageGap(p);

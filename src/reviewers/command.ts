@@ -5,6 +5,8 @@
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
+import type { Confinement } from '../io/confine.js';
+import type { ConfineRequest } from '../io/process-group.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import { type AgentProcessOutcome, MAX_STDOUT_BYTES, runAgentProcess } from './agent-process.js';
 import { classifyExit, EXIT_TEMPFAIL } from './classify.js';
@@ -19,6 +21,8 @@ export interface ReviewerContext {
   repoRoot: string;
   /** The environment revloop runs in; adapters read nothing else. */
   env: NodeJS.ProcessEnv;
+  /** The controller's confinement (io/confine.ts), resolved on first use; absent or null: unconfined. */
+  confinement?: (() => Confinement | null) | undefined;
 }
 
 /**
@@ -61,6 +65,16 @@ export function agentEnv(base: NodeJS.ProcessEnv, grant: EnvGrant, req: CallRequ
   });
 }
 
+/** A reviewer's and the refuter's checkout is read-only to them; the fixer's is its to edit. */
+function confineRequest(ctx: ReviewerContext, req: CallRequest): ConfineRequest | undefined {
+  const confinement = ctx.confinement?.() ?? null;
+  if (!confinement) return undefined;
+  return {
+    confinement,
+    view: { checkout: req.repoDir, writable: req.role === 'fixer', readOnlyDirs: req.readOnlyDirs },
+  };
+}
+
 export function labelFor(role: Role, name: string): string {
   return `${role} "${name}"`;
 }
@@ -87,6 +101,7 @@ export function createCommandReviewer(
         signal: req.signal,
         killGraceMs: opts.killGraceMs,
         maxStdoutBytes: opts.maxStdoutBytes,
+        confine: confineRequest(ctx, req),
       });
       const result = classifyOutcome(outcome, argv[0] ?? '', opts, {
         role: req.role,

@@ -22,6 +22,8 @@ export function gitEnv(extra = {}) {
     GIT_AUTHOR_EMAIL: 'crash@example.com',
     GIT_COMMITTER_NAME: 'Crash Harness',
     GIT_COMMITTER_EMAIL: 'crash@example.com',
+    // The stand-in agents log to the temp dir, which a confined process does not see.
+    REVLOOP_CONFINE: 'off',
     ...extra,
   };
 }
@@ -87,7 +89,7 @@ reviewers:
 refuter: { name: skeptic, command: ${agent('refuter.mjs')}, ${env} }
 fixer: { name: mender, command: ${agent('fixer.mjs')}, ${env} }
 checks:
-  - { name: no-marked-bugs, run: ${agent('check.mjs')}, timeoutSeconds: 20 }
+  - { name: no-marked-bugs, run: ${agent('check.mjs')}, timeoutSeconds: 20, env: [CRASH_LOG, CRASH_SLEEP_MS] }
 budgets: { rounds: 6, wallSeconds: ${opts.wallSeconds ?? 300}, costUsd: 1 }
 timeouts: { callSeconds: ${opts.callSeconds ?? 20} }
 retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 }

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../src/core/config.js';
+import { probeBwrap } from '../../src/io/confine.js';
 import { createReviewer } from '../../src/reviewers/index.js';
 import {
   CLAUDE_CODE_VERSION,
@@ -87,6 +88,8 @@ function hostileCheckout(marks: string): string {
   return dir;
 }
 
+const bwrapWorks = probeBwrap('/usr/bin/bwrap') === null;
+
 describe.skipIf(!clis.found)(
   `agent CLIs run without the change's settings (Claude Code ${CLAUDE_CODE_VERSION}, Codex ${CODEX_VERSION})`,
   () => {
@@ -135,6 +138,29 @@ describe.skipIf(!clis.found)(
         expect(readdirSync(marks)).toEqual([]);
         expect(existsSync(marks)).toBe(true);
       }, 240_000);
+
+      it.skipIf(!bwrapWorks)(
+        `${cli}: confined (bwrap), it still answers, from a private HOME and a copy of its own state`,
+        async () => {
+          const dir = hostileCheckout(mkdtempSync(join(scratch, 'marks-')));
+          const repoRoot = realpathSync(mkdtempSync(join(scratch, 'repo-')));
+          const env = cli === 'claude-code' ? claudeEnv(server) : codexEnv(server);
+          const cfg: AgentConfig = {
+            adapter: cli,
+            command: [clis.found ? (cli === 'claude-code' ? clis.claude : clis.codex) : ''],
+            ...(cli === 'codex' ? { env: ['LOOPBACK_MODEL_KEY'] } : {}),
+          };
+          const confinement = () => ({ bwrap: '/usr/bin/bwrap', hidden: [repoRoot] });
+          server.push(answers.json(pass));
+          const reviewer = createReviewer(cfg, { role: 'reviewer', name: 'cli', repoRoot, env, confinement });
+          const result = await reviewer.call(
+            callRequest({ name: 'cli', repoDir: dir, deadlineMs: Date.now() + CALL_MS }),
+          );
+          server.clear();
+          expect(result, JSON.stringify(result)).toMatchObject({ ok: true, reply: pass });
+        },
+        240_000,
+      );
     }
   },
 );

@@ -9,6 +9,7 @@ interface Opts {
   repo?: string;
   keysFrom?: string;
   allowFindings?: boolean;
+  requireConfined?: boolean;
   json?: boolean;
 }
 
@@ -24,6 +25,7 @@ const verify: Command<Opts> = async (args, opts, io) => {
     keys: opts.key?.map((k) => resolve(io.cwd, k)),
     keysFrom: opts.keysFrom,
     allowFindings: Boolean(opts.allowFindings),
+    requireConfined: Boolean(opts.requireConfined),
   });
   if (opts.json) {
     const { ok, code, reason, runId, head, outcome, keyId } = res;
@@ -52,9 +54,10 @@ export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } 
     const eq = tok.indexOf('=');
     const [name, inline] =
       tok.startsWith('--') && eq > 0 ? [tok.slice(0, eq), tok.slice(eq + 1)] : [tok, undefined];
-    if (name === '--allow-findings' || name === '--json') {
+    if (name === '--allow-findings' || name === '--json' || name === '--require-confined') {
       if (inline !== undefined) return null;
-      opts[name === '--json' ? 'json' : 'allowFindings'] = true;
+      opts[name === '--json' ? 'json' : name === '--allow-findings' ? 'allowFindings' : 'requireConfined'] =
+        true;
     } else if (name === '--repo' || name === '--keys-from') {
       const v = inline ?? argv[++i];
       if (v === undefined || (inline === undefined && v.startsWith('-'))) return null;

@@ -18,9 +18,13 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   const run = ctx.deps.runCheck ?? runCheck;
   for (const check of ctx.loaded.config.checks) {
     ctx.checkBudgets();
-    // A check runs the change's own code: it gets the allowlist and no credential.
-    const env = roleEnv(ctx.deps.env, NO_GRANT);
-    results.push(await run(check, ctx.worktree, env, () => ctx.deps.clock.now()));
+    // A check runs the change's own code: it gets the allowlist and what its config names, no more.
+    const env = roleEnv(ctx.deps.env, { ...NO_GRANT, names: check.env ?? [] });
+    const confinement = ctx.deps.confinement?.() ?? null;
+    const confine = confinement
+      ? { confinement, view: { checkout: ctx.worktree, writable: true } }
+      : undefined;
+    results.push(await run(check, ctx.worktree, env, () => ctx.deps.clock.now(), confine));
     ctx.checkout.touched();
     await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
   }
