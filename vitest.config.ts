@@ -15,5 +15,8 @@ export default defineConfig({
     maxWorkers: 2,
     typecheck: { enabled: false },
     reporters: ['default', './test/plain-summary-reporter.ts'],
+    // Stand-in agents keep their plans and logs in the temp dir, which a confined process does not
+    // see: tests run role processes unconfined unless they say otherwise (test/security confines).
+    env: { REVLOOP_CONFINE: process.env.REVLOOP_CONFINE ?? 'off' },
   },
 });

@@ -19,6 +19,7 @@ export async function openRepo(
   mode: { readonly?: boolean } = {},
   /** The trusted commit whose config may name the ledger: a review's base; else the default trusted ref. */
   from: TrustFrom = {},
+  confine: { requireConfined?: boolean | undefined } = {},
 ): Promise<RepoContext> {
   const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
   const store = await openRepoStore(root, opts.store, io.env, mode, from);
@@ -27,7 +28,15 @@ export async function openRepo(
     io.noteRun(e.kind === 'end' ? null : e.runId);
     onEvent?.(e);
   };
-  const deps = composeDeps({ store, repoRoot: root, env: io.env, signal: io.stopSignal, onEvent: noted });
+  const deps = composeDeps({
+    store,
+    repoRoot: root,
+    env: io.env,
+    signal: io.stopSignal,
+    onEvent: noted,
+    requireConfined: confine.requireConfined,
+    warn: (line) => io.stderr(line),
+  });
   return { root, store, deps };
 }
 

@@ -152,6 +152,10 @@ withPublish(withRepo(program.command('review')))
   .addOption(configFrom('read config and criteria from "base" (default) or "head"'))
   .option('--out <file>', 'also write the signed record here')
   .option('--apply', 'fast-forward the change branch to the run head when it ends clear')
+  .option(
+    '--require-confined',
+    'refuse to start unless reviewers, fixer and checks can run confined (exit 14)',
+  )
   .option('--json', 'print one JSON document')
   .addOption(
     new Option('--publish <forge>', 'publish the run to its pull request').choices(['github', 'gitlab']),
@@ -250,6 +254,7 @@ program
   )
   .option('--repo <dir>', 'checkout directory', '.')
   .option('--allow-findings', 'accept outcome "findings"')
+  .option('--require-confined', "refuse a record whose run's processes did not all run confined (exit 14)")
   .option('--json', 'print one JSON document')
   .action(lazy('verify'));
 

@@ -72,6 +72,13 @@ const agentFields = {
     ),
   /** Extra instructions appended to the role's prompt. */
   instructions: z.string().optional(),
+  /** command, claude-code, codex: variables of revloop's environment the agent's process is also given. */
+  env: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+    .optional()
+    .describe(
+      "Names of environment variables the agent's process is given besides the allowlist (PATH, HOME, locale, proxies, ...) and its adapter's own (claude-code: ANTHROPIC_*, CLAUDE_CODE_*; codex: OPENAI_API_KEY, CODEX_*). Nothing else of revloop's environment reaches it.",
+    ),
 };
 
 function requireAdapterFields(
@@ -116,6 +123,13 @@ export const checkSchema = z.strictObject({
   name: z.string().min(1),
   run: argv,
   timeoutSeconds: z.number().positive().default(600),
+  /** Variables of revloop's environment the check is also given (the change's code reads them: never a credential). */
+  env: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+    .optional()
+    .describe(
+      "Names of environment variables the check is given besides the allowlist (PATH, HOME, locale, ...). The check runs the change's code: never name a credential.",
+    ),
 });
 
 /** A diff over this many bytes is reviewed in chunks, split by file. */

@@ -101,7 +101,17 @@ export interface AttemptRow {
   detail: string | null;
   startedAt: number;
   endedAt: number | null;
+  /** Whether the controller ran the call's process (if any) under the confined runner. */
+  confined: boolean;
 }
+
+/** What a call's attempt is started with; `confined` absent: it was not. */
+export type AttemptStart = Omit<
+  AttemptRow,
+  'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt' | 'confined'
+> & {
+  confined?: boolean | undefined;
+};
 
 export type GateDecision =
   | { kind: 'kept' }

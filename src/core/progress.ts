@@ -16,6 +16,8 @@ export interface CheckResult {
   /** The last lines of its output. */
   tail: string;
   durationMs: number;
+  /** Set when it ran under the confined runner; absent: unconfined. */
+  confined?: true;
 }
 
 export interface LineRange {

@@ -14,6 +14,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { agentHomeCopies, type ConfinedView, type Confinement, confinedArgv } from './confine.js';
 import { findExecutable } from './executable.js';
 
 const WATCHDOG = `(trap '' TERM; read -r _ <&3; kill -KILL 0) </dev/null >/dev/null 2>&1 & exec "$0" "$@"`;
@@ -32,15 +33,44 @@ export type StartResult =
   | { ok: true; leader: GroupLeader }
   | { ok: false; errno: 'ENOENT' | 'EACCES'; message: string };
 
+/** A process to run confined (io/confine.ts): the controller's confinement and this process's view. */
+export interface ConfineRequest {
+  confinement: Confinement;
+  view: ConfinedView;
+}
+
 export function startGroupLeader(
   argv: readonly [string, ...string[]],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin: 'pipe' | 'ignore' },
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdin: 'pipe' | 'ignore';
+    confine?: ConfineRequest | undefined;
+  },
 ): StartResult {
   const [file, ...args] = argv;
   // Found here, as spawn would search for it, so a missing or non-executable command is still
   // an error at start (sh would only exit 127 or 126).
   const found = findExecutable(file, opts.cwd, opts.env.PATH);
   if (!found.ok) return { ok: false, errno: found.errno, message: `spawn ${file} ${found.errno}` };
+  if (opts.confine) {
+    // bwrap leads the group; its PID namespace dies with it (--die-with-parent: with revloop too),
+    // so no watchdog is needed, and no line to revloop reaches the sandbox.
+    const { confinement } = opts.confine;
+    const agentHomes = agentHomeCopies(opts.env);
+    const view = { ...opts.confine.view, agentHomes: agentHomes.homes };
+    const child = spawn(confinement.bwrap, confinedArgv(confinement, view, [found.path, ...args], opts.env), {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: [opts.stdin, 'pipe', 'pipe'],
+    });
+    child.on('close', () => agentHomes.dispose());
+    child.on('error', () => agentHomes.dispose());
+    const [stdin, stdout, stderr] = child.stdio;
+    if (!stdout || !stderr) throw new Error('spawn gave no pipes');
+    return { ok: true, leader: { child, stdin: stdin ?? null, stdout, stderr, release: () => undefined } };
+  }
   const child = spawn('/bin/sh', ['-c', WATCHDOG, found.path, ...args], {
     cwd: opts.cwd,
     env: opts.env,

@@ -108,6 +108,7 @@ export async function callAgent<R extends Role>(
       stage: spec.stage,
       role: spec.role,
       reviewer: spec.name,
+      confined: (deps.confinement?.() ?? null) !== null,
     });
     deps.onEvent?.({
       kind: 'call',

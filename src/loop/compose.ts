@@ -13,6 +13,7 @@ import { UntrustedInputError } from '../core/errors.js';
 import type { LeaseOwner } from '../core/ledger.js';
 import { createGit } from '../git/index.js';
 import { defaultTrustedRef, resolveUserRef } from '../git/user-ref.js';
+import { type Confinement, confineMode, confiner, hiddenFor } from '../io/confine.js';
 import { sha256 } from '../io/hash.js';
 import type { Clock } from '../ports/clock.js';
 import type { Git } from '../ports/git.js';
@@ -256,6 +257,10 @@ export interface ComposeOptions {
   signal?: AbortSignal | undefined;
   onEvent?: ((e: LoopEvent) => void) | undefined;
   leaseTtlMs?: number | undefined;
+  /** `review --require-confined`: as REVLOOP_CONFINE=require. */
+  requireConfined?: boolean | undefined;
+  /** Where the one line saying processes run unconfined goes (default stderr). */
+  warn?: ((line: string) => void) | undefined;
 }
 
 export function composeDeps(o: ComposeOptions): LoopDeps {
@@ -276,5 +281,20 @@ export function composeDeps(o: ComposeOptions): LoopDeps {
     crashPoint: crashPointFromEnv(o.env.REVLOOP_CRASH_AT, () => process.kill(process.pid, 'SIGKILL')),
     signal: o.signal,
     newRunId,
+    confinement: lazyConfinement(o),
+  };
+}
+
+/** The controller's confinement, decided on first use (a command that starts no process never probes). */
+function lazyConfinement(o: ComposeOptions): () => Confinement | null {
+  let get: (() => Confinement | null) | null = null;
+  return () => {
+    get ??= confiner(
+      confineMode(o.env, o.requireConfined),
+      () => hiddenFor(o.repoRoot),
+      o.warn ?? ((line) => process.stderr.write(line)),
+      o.env.PATH,
+    );
+    return get();
   };
 }

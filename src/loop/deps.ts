@@ -6,6 +6,7 @@ import type { Hash } from '../core/canonical-json.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { LeaseOwner } from '../core/ledger.js';
 import type { Role } from '../core/types.js';
+import type { Confinement } from '../io/confine.js';
 import type { Clock, Random } from '../ports/clock.js';
 import type { Git } from '../ports/git.js';
 import type { Reviewer } from '../ports/reviewer.js';
@@ -14,7 +15,13 @@ import type { runCheck } from './run-check.js';
 
 export type ReviewerFactory = (
   cfg: AgentConfig | ReviewerConfig,
-  ctx: { role: Role; name: string; repoRoot: string; env: NodeJS.ProcessEnv },
+  ctx: {
+    role: Role;
+    name: string;
+    repoRoot: string;
+    env: NodeJS.ProcessEnv;
+    confinement?: (() => Confinement | null) | undefined;
+  },
 ) => Reviewer;
 
 /** What the driver reports as it goes: live progress on a terminal, the dashboard's event feed. */
@@ -63,6 +70,11 @@ export interface LoopDeps {
    * deterministic simulation needs the write to finish without waiting on the disk.
    */
   writeStateFile?: ((path: string, data: string | Uint8Array) => Promise<void>) | undefined;
+  /**
+   * The confined runner every role process runs under (io/confine.ts), probed on first use; null
+   * from it, or absent: unconfined. Throws ConfinementUnavailableError when required and missing.
+   */
+  confinement?: (() => Confinement | null) | undefined;
   /** Runs one configured check; run-check.ts (a real process) unless a test simulates checks. */
   runCheck?: typeof runCheck | undefined;
 }

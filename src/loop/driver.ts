@@ -219,7 +219,13 @@ async function buildContext(
   ): Agent => ({
     name,
     cfg,
-    reviewer: deps.createReviewer(cfg, { role, name, repoRoot: deps.repoRoot, env: deps.env }),
+    reviewer: deps.createReviewer(cfg, {
+      role,
+      name,
+      repoRoot: deps.repoRoot,
+      env: deps.env,
+      confinement: deps.confinement,
+    }),
   });
   const reviewers = c.reviewers.map((r) => make(r, 'reviewer', r.name));
   const refuter = c.refuter ? make(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null;

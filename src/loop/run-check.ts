@@ -5,7 +5,7 @@
  * output tail kept.
  */
 import type { CheckResult } from '../core/progress.js';
-import { killGroup, startGroupLeader } from '../io/process-group.js';
+import { type ConfineRequest, killGroup, startGroupLeader } from '../io/process-group.js';
 
 const TAIL_BYTES = 4096;
 
@@ -14,6 +14,7 @@ export function runCheck(
   cwd: string,
   env: NodeJS.ProcessEnv,
   now: () => number,
+  confine?: ConfineRequest,
 ): Promise<CheckResult> {
   const started = now();
   return new Promise((resolve) => {
@@ -32,13 +33,14 @@ export function runCheck(
         passed: exitCode === 0 && !timedOut,
         tail: text,
         durationMs: now() - started,
+        ...(confine ? { confined: true as const } : {}),
       });
     };
     const [cmd, ...args] = check.run;
     if (cmd === undefined) return done(null, '\n[revloop: empty command]');
     let start: ReturnType<typeof startGroupLeader>;
     try {
-      start = startGroupLeader([cmd, ...args], { cwd, env, stdin: 'ignore' });
+      start = startGroupLeader([cmd, ...args], { cwd, env, stdin: 'ignore', confine });
     } catch (err) {
       return done(null, `\n[revloop: ${(err as Error).message}]`);
     }

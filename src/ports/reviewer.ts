@@ -18,6 +18,8 @@ export interface CallRequest {
   head: string;
   /** A checkout of exactly `head` (the fixer's worktree for the fixer). */
   repoDir: string;
+  /** Directories the call's process may also read (the judge tree); nothing else outside `repoDir`. */
+  readOnlyDirs?: string[];
   /** Absolute deadline for this call, epoch ms. */
   deadlineMs: number;
   signal?: AbortSignal | undefined;

@@ -7,6 +7,7 @@
 import type {
   AttemptClass,
   AttemptRow,
+  AttemptStart,
   FindingRow,
   JudgementRow,
   Lease,
@@ -100,10 +101,7 @@ export interface Store {
 
   // Fenced writes.
   beginRound(lease: Lease, round: number, head: string): Promise<void>;
-  beginAttempt(
-    lease: Lease,
-    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
-  ): Promise<void>;
+  beginAttempt(lease: Lease, a: AttemptStart): Promise<void>;
   /**
    * `spentUsd`: what a call that gave no verdict still cost (a reply that was
    * paid for, then rejected), added to the run's cost in the same transaction:

@@ -43,6 +43,11 @@ export interface ReviewPredicate {
    * without a review round, and in those made before coverage existed.
    */
   coverage?: Record<string, Coverage>;
+  /**
+   * Whether every process of the run (each call's agent, each check) ran under the confined
+   * runner (docs/security.md). Absent in records made before it was recorded: read as false.
+   */
+  confined: boolean;
   /** ISO 8601 UTC. */
   createdAt: string;
   endedAt: string | null;
@@ -89,6 +94,7 @@ export function buildStatement(report: RunReport, opts: { finalDiffDigest: strin
       findings,
       costUsd: run.costUsd,
       ...finalCoverage(report),
+      confined: ranConfined(report),
       createdAt: new Date(run.createdAt).toISOString(),
       endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
     },
@@ -102,6 +108,16 @@ function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage>
     .map((s) => s.result.coverage);
   const coverage = reviews[0];
   return coverage ? { coverage } : {};
+}
+
+/** True only when the run made calls and every attempt and every check of it ran confined. */
+function ranConfined(report: RunReport): boolean {
+  const checks = stageRows(report.stages, 'checks').flatMap((s) => s.result.results);
+  return (
+    report.attempts.length > 0 &&
+    report.attempts.every((a) => a.confined) &&
+    checks.every((c) => c.confined === true)
+  );
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

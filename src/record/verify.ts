@@ -49,6 +49,8 @@ export const VerifyCode = {
   narrow_record: 'narrow_record',
   /** A ref the verifier gave names two refs (a tag beside the branch): refused, never guessed (exit 12). */
   untrusted_input: 'untrusted_input',
+  /** `--require-confined` and the run's processes did not all run confined (exit 14). */
+  not_confined: 'not_confined',
 } as const;
 export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
 
@@ -67,6 +69,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   usage: 2,
   untrusted_input: 12,
   narrow_record: 13,
+  not_confined: 14,
 };
 
 export interface VerifyResult {
@@ -98,6 +101,8 @@ export interface VerifyOptions {
   target?: string | undefined;
   /** Accept outcome `findings`. */
   allowFindings?: boolean | undefined;
+  /** Refuse a record whose run did not run every process confined (predicate `confined`). */
+  requireConfined?: boolean | undefined;
   /**
    * The commit the record must cover, instead of the checkout's HEAD: publication
    * checks a record against a pull request's live head, which CI rarely checks out
@@ -345,6 +350,12 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
       signed,
     );
 
+  if (opts.requireConfined && p.confined !== true)
+    return fail(
+      'not_confined',
+      `run ${p.runId} ran ${p.confined === false ? 'unconfined' : 'before confinement was recorded'}, and --require-confined was given`,
+      signed,
+    );
   if (p.status !== 'completed')
     return fail('not_completed', `run ${p.runId} ended ${p.status}, not completed`, signed);
   const gap = coverageGap(p);

@@ -6,7 +6,7 @@
  * data; classifying it is the adapter's job.
  */
 import { existsSync } from 'node:fs';
-import { killGroup, startGroupLeader } from '../io/process-group.js';
+import { type ConfineRequest, killGroup, startGroupLeader } from '../io/process-group.js';
 import { startDeadline } from './deadline.js';
 
 export interface AgentProcessSpec {
@@ -21,6 +21,8 @@ export interface AgentProcessSpec {
   maxStdoutBytes?: number | undefined;
   /** Between SIGTERM and SIGKILL; default 2000 ms. */
   killGraceMs?: number | undefined;
+  /** Run under the confined runner (io/confine.ts). */
+  confine?: ConfineRequest | undefined;
 }
 
 export type AgentProcessOutcome =
@@ -49,7 +51,12 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessOut
     deadline.dispose();
     return Promise.resolve({ kind, stderrTail: '' });
   }
-  const started = startGroupLeader([file, ...args], { cwd: spec.cwd, env: spec.env, stdin: 'pipe' });
+  const started = startGroupLeader([file, ...args], {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdin: 'pipe',
+    confine: spec.confine,
+  });
   if (!started.ok) {
     deadline.dispose();
     return Promise.resolve({ kind: 'spawn_error', errno: started.errno, message: started.message });

@@ -21,6 +21,11 @@ export function claudeCodeArgv(cfg: AgentConfig | ReviewerConfig, role: Role): s
   // stream-json, not json: the `json` envelope keys `modelUsage` by the model Claude Code asked
   // for, so only the assistant messages of the stream say which model actually answered.
   const argv = [...(cfg.command ?? ['claude']), '-p', '--output-format', 'stream-json', '--verbose'];
+  // The checkout is the change's: its .claude/settings.json and settings.local.json (hooks run
+  // before any model call, plugins, permissions) and its .mcp.json servers are the author's code.
+  // Only the user's own settings load, only MCP servers given here (none), and no skills or
+  // commands (a project skill can carry hooks of its own).
+  argv.push('--setting-sources', 'user', '--strict-mcp-config', '--disable-slash-commands');
   if (cfg.model) argv.push('--model', cfg.model);
   // A fixer must edit files without a person there to approve each edit.
   if (role === 'fixer') argv.push('--permission-mode', 'acceptEdits');

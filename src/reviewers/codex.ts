@@ -17,14 +17,34 @@ import { classifyCodexFailure } from './classify.js';
 import type { OutputReader } from './command.js';
 import { costing, fail, finishText, tokenCost } from './reply-result.js';
 
-/** The argv revloop runs: `cfg.command` (default `["codex"]`) then `exec --json`, flags, and `-` for stdin. */
-export function codexArgv(cfg: AgentConfig | ReviewerConfig, role: Role): string[] {
+/**
+ * The argv revloop runs: `cfg.command` (default `["codex"]`) then `exec --json`, flags, and `-`
+ * for stdin. `untrusted` are the directories Codex is told not to trust for this run (the checkout
+ * and the repository it is a worktree of).
+ */
+export function codexArgv(
+  cfg: AgentConfig | ReviewerConfig,
+  role: Role,
+  untrusted: readonly string[] = [],
+): string[] {
   const argv = [...(cfg.command ?? ['codex']), 'exec', '--json'];
   if (cfg.model) argv.push('--model', cfg.model);
   // Reviewers and refuters only read; the fixer edits its worktree.
   argv.push('--sandbox', role === 'fixer' ? 'workspace-write' : 'read-only');
+  // Codex loads a project's .codex/ (MCP servers it starts at once, hooks, rules, model settings)
+  // for a project the user trusts, and a worktree inherits its repository's trust: the checkout
+  // is the change's, so it is marked untrusted for this run. AGENTS.md, the change's text, is
+  // not taken as instructions either.
+  if (untrusted.length > 0) argv.push('-c', untrustedProjects(untrusted));
+  argv.push('-c', 'project_doc_max_bytes=0');
   argv.push('-');
   return argv;
+}
+
+/** `projects={"<dir>"={trust_level="untrusted"}, ...}`: a TOML inline table (JSON strings are TOML basic strings). */
+function untrustedProjects(dirs: readonly string[]): string {
+  const entries = [...new Set(dirs)].map((d) => `${JSON.stringify(d)}={trust_level="untrusted"}`);
+  return `projects={${entries.join(',')}}`;
 }
 
 /** `model rerouted: gpt-a -> gpt-b (reason)`: the second id is the model that answered. */

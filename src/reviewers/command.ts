@@ -5,11 +5,14 @@
  */
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { Role } from '../core/types.js';
+import type { Confinement } from '../io/confine.js';
+import type { ConfineRequest } from '../io/process-group.js';
 import type { CallRequest, CallResult, Reviewer } from '../ports/reviewer.js';
 import { type AgentProcessOutcome, MAX_STDOUT_BYTES, runAgentProcess } from './agent-process.js';
 import { classifyExit, EXIT_TEMPFAIL } from './classify.js';
 import { redact, secretValues } from './redact.js';
 import { type FinishOptions, fail, finishText } from './reply-result.js';
+import { agentGrant, type EnvGrant, roleEnv } from './role-env.js';
 
 export interface ReviewerContext {
   role: Role;
@@ -18,6 +21,8 @@ export interface ReviewerContext {
   repoRoot: string;
   /** The environment revloop runs in; adapters read nothing else. */
   env: NodeJS.ProcessEnv;
+  /** The controller's confinement (io/confine.ts), resolved on first use; absent or null: unconfined. */
+  confinement?: (() => Confinement | null) | undefined;
 }
 
 /**
@@ -34,7 +39,8 @@ export const readPlainReply: OutputReader = ({ stdout, code }, finish) =>
   code === 0 ? finishText(stdout, finish) : null;
 
 export interface CommandOptions {
-  argv: readonly string[];
+  /** The argv, or the argv of one call (a preset that names the call's checkout in its flags). */
+  argv: readonly string[] | ((req: CallRequest) => readonly string[]);
   read: OutputReader;
   /** Said after "command not found": how to get the executable a preset runs. */
   notFound?: string | undefined;
@@ -43,13 +49,12 @@ export interface CommandOptions {
   maxStdoutBytes?: number | undefined;
 }
 
-/** The environment of an agent call: revloop's own, plus the call's REVLOOP_* variables. */
-export function agentEnv(base: NodeJS.ProcessEnv, req: CallRequest): NodeJS.ProcessEnv {
-  // The parent env passes through whole, API keys included: CLI agents such as
-  // claude and codex need their credentials, and the executable is one the
-  // repository owner configured. Keys are kept out of details by redaction instead.
-  return {
-    ...base,
+/**
+ * The environment of an agent call: the allowlist and what the agent is
+ * granted (role-env.ts), plus the call's REVLOOP_* variables.
+ */
+export function agentEnv(base: NodeJS.ProcessEnv, grant: EnvGrant, req: CallRequest): NodeJS.ProcessEnv {
+  return roleEnv(base, grant, {
     REVLOOP_ROLE: req.role,
     REVLOOP_REVIEWER: req.name,
     REVLOOP_ROUND: String(req.round),
@@ -57,6 +62,16 @@ export function agentEnv(base: NodeJS.ProcessEnv, req: CallRequest): NodeJS.Proc
     REVLOOP_HEAD: req.head,
     REVLOOP_REPO: req.repoDir,
     REVLOOP_CALL_KEY: req.callKey,
+  });
+}
+
+/** A reviewer's and the refuter's checkout is read-only to them; the fixer's is its to edit. */
+function confineRequest(ctx: ReviewerContext, req: CallRequest): ConfineRequest | undefined {
+  const confinement = ctx.confinement?.() ?? null;
+  if (!confinement) return undefined;
+  return {
+    confinement,
+    view: { checkout: req.repoDir, writable: req.role === 'fixer', readOnlyDirs: req.readOnlyDirs },
   };
 }
 
@@ -71,21 +86,24 @@ export function createCommandReviewer(
 ): Reviewer {
   const label = labelFor(ctx.role, ctx.name);
   const secrets = secretValues(ctx.env);
+  const grant = agentGrant(cfg);
   return {
     name: ctx.name,
     usesCheckout: true,
     async call(req: CallRequest): Promise<CallResult> {
+      const argv = typeof opts.argv === 'function' ? opts.argv(req) : opts.argv;
       const outcome = await runAgentProcess({
-        argv: opts.argv,
+        argv,
         cwd: req.repoDir,
-        env: agentEnv(ctx.env, req),
+        env: agentEnv(ctx.env, grant, req),
         stdin: req.prompt,
         deadlineMs: req.deadlineMs,
         signal: req.signal,
         killGraceMs: opts.killGraceMs,
         maxStdoutBytes: opts.maxStdoutBytes,
+        confine: confineRequest(ctx, req),
       });
-      const result = classifyOutcome(outcome, opts, {
+      const result = classifyOutcome(outcome, argv[0] ?? '', opts, {
         role: req.role,
         label,
         pinnedModel: cfg.model,
@@ -95,9 +113,13 @@ export function createCommandReviewer(
   };
 }
 
-function classifyOutcome(o: AgentProcessOutcome, opts: CommandOptions, finish: FinishOptions): CallResult {
+function classifyOutcome(
+  o: AgentProcessOutcome,
+  executable: string,
+  opts: CommandOptions,
+  finish: FinishOptions,
+): CallResult {
   const { label } = finish;
-  const executable = opts.argv[0] ?? '';
   switch (o.kind) {
     case 'spawn_error':
       if (o.errno === 'ENOENT')

@@ -53,7 +53,7 @@ function adapterFor(cfg: AgentConfig | ReviewerConfig, ctx: ReviewerContext): Re
       });
     case 'codex':
       return createCommandReviewer(cfg, ctx, {
-        argv: codexArgv(cfg, ctx.role),
+        argv: (req) => codexArgv(cfg, ctx.role, [req.repoDir, ctx.repoRoot]),
         read: readCodexWith(cfg.prices),
         notFound: 'install Codex: npm install -g @openai/codex, or set the command: to run',
       });

@@ -7,6 +7,7 @@
 import type {
   AttemptClass,
   AttemptRow,
+  AttemptStart,
   FindingRow,
   JudgementRow,
   Lease,
@@ -180,14 +181,12 @@ export class MemoryStore implements Store {
     this.rounds.push({ runId: lease.runId, round, head, startedAt: this.now() });
   }
 
-  async beginAttempt(
-    lease: Lease,
-    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
-  ): Promise<void> {
+  async beginAttempt(lease: Lease, a: AttemptStart): Promise<void> {
     this.fenced(lease);
     if (this.findAttempt(lease.runId, a.callKey, a.attemptNo)) return;
     this.attempts.push({
       ...copyJson(a),
+      confined: a.confined === true,
       runId: lease.runId,
       class: 'started',
       detail: null,

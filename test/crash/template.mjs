@@ -22,6 +22,8 @@ export function gitEnv(extra = {}) {
     GIT_AUTHOR_EMAIL: 'crash@example.com',
     GIT_COMMITTER_NAME: 'Crash Harness',
     GIT_COMMITTER_EMAIL: 'crash@example.com',
+    // The stand-in agents log to the temp dir, which a confined process does not see.
+    REVLOOP_CONFINE: 'off',
     ...extra,
   };
 }
@@ -77,15 +79,17 @@ const criteria = `# Review rules
 function config(opts) {
   const node = JSON.stringify(process.execPath);
   const agent = (f, ...args) => `[${[node, JSON.stringify(join(AGENTS, f)), ...args].join(', ')}]`;
+  // What the stand-in agents read (common.mjs): given on purpose, as a team would name its credentials.
+  const env = `env: [CRASH_LOG, CRASH_SLEEP_MS, CRASH_FLAKY, CRASH_STATE_DIR, CRASH_MODE_REVIEWER, CRASH_MODE_REFUTER, CRASH_MODE_FIXER]`;
   return `# crash harness config: real subprocess agents
 criteria: REVIEW.md
 reviewers:
-  - { name: alpha, command: ${agent('reviewer.mjs', 'BUG-A')} }
-  - { name: beta, command: ${agent('reviewer.mjs', 'BUG-B')} }
-refuter: { name: skeptic, command: ${agent('refuter.mjs')} }
-fixer: { name: mender, command: ${agent('fixer.mjs')} }
+  - { name: alpha, command: ${agent('reviewer.mjs', 'BUG-A')}, ${env} }
+  - { name: beta, command: ${agent('reviewer.mjs', 'BUG-B')}, ${env} }
+refuter: { name: skeptic, command: ${agent('refuter.mjs')}, ${env} }
+fixer: { name: mender, command: ${agent('fixer.mjs')}, ${env} }
 checks:
-  - { name: no-marked-bugs, run: ${agent('check.mjs')}, timeoutSeconds: 20 }
+  - { name: no-marked-bugs, run: ${agent('check.mjs')}, timeoutSeconds: 20, env: [CRASH_LOG, CRASH_SLEEP_MS] }
 budgets: { rounds: 6, wallSeconds: ${opts.wallSeconds ?? 300}, costUsd: 1 }
 timeouts: { callSeconds: ${opts.callSeconds ?? 20} }
 retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 }

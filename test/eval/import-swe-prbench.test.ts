@@ -157,7 +157,7 @@ describe('revloop eval import --format swe-prbench', () => {
     const cfg = reviewerConfig(
       'everyfile',
       'every-file.mjs',
-      `judge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n`,
+      `judge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n  env: [JUDGE_SAYS, JUDGE_LOG]\n`,
     );
     const log = join(mkdtempSync(join(tmpdir(), 'revloop-swepr-judge-')), 'calls');
     const e = revloop(['eval', out, '--config', cfg, '--json'], { JUDGE_SAYS: 'yes', JUDGE_LOG: log });

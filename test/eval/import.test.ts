@@ -102,7 +102,7 @@ describe('revloop eval import --format martian', () => {
     writeFileSync(join(cfgDir, 'criteria.md'), '# criteria\n');
     writeFileSync(
       join(cfgDir, 'eval.yaml'),
-      `criteria: criteria.md\nreviewers:\n  - name: everyfile\n    command: [node, ${join(FIXTURES, 'every-file.mjs')}]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\njudge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n`,
+      `criteria: criteria.md\nreviewers:\n  - name: everyfile\n    command: [node, ${join(FIXTURES, 'every-file.mjs')}]\n    env: [EVAL_LINE]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\njudge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n  env: [JUDGE_SAYS, JUDGE_LOG]\n`,
     );
     const e = revloop(['eval', out, '--config', join(cfgDir, 'eval.yaml'), '--json'], { JUDGE_SAYS: 'yes' });
     expect(e.status, e.stderr).toBe(0);

@@ -47,12 +47,12 @@ function config(judge: string | null): string {
   const file = join(dir, 'eval.yaml');
   writeFileSync(
     file,
-    `criteria: criteria.md\nreviewers:\n  - name: everyfile\n    command: [node, ${join(FIXTURES, 'every-file.mjs')}]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\ntimeouts: { callSeconds: 300 }\n${judge ?? ''}`,
+    `criteria: criteria.md\nreviewers:\n  - name: everyfile\n    command: [node, ${join(FIXTURES, 'every-file.mjs')}]\n    env: [EVAL_LINE]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\ntimeouts: { callSeconds: 300 }\n${judge ?? ''}`,
   );
   return file;
 }
 
-const commandJudge = `judge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n`;
+const commandJudge = `judge:\n  command: [node, ${join(FIXTURES, 'judge.mjs')}]\n  env: [JUDGE_SAYS, JUDGE_LOG]\n`;
 
 async function run(
   corpus: string,

@@ -16,7 +16,7 @@ export function reviewerConfig(name: string, script: string, extra = ''): string
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
-    `criteria: criteria.md\nreviewers:\n  - name: ${name}\n    command: [node, ${join(FIXTURES, script)}]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\ntimeouts: { callSeconds: 300 }\n${extra}`,
+    `criteria: criteria.md\nreviewers:\n  - name: ${name}\n    command: [node, ${join(FIXTURES, script)}]\n    env: [EVAL_CORPUS, EVAL_LINE]\nbudgets: { rounds: 1, wallSeconds: 900, costUsd: 1 }\ntimeouts: { callSeconds: 300 }\n${extra}`,
   );
   return file;
 }

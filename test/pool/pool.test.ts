@@ -54,11 +54,14 @@ const readLog = (p: string): Seen[] =>
         .map((l) => JSON.parse(l) as Seen)
     : [];
 
+/** What the stand-in agent reads, given on purpose. */
+const POOL_AGENT_ENV = ['POOL_LOG', 'POOL_ORPHAN', 'POOL_FINDING'];
+
 async function poolRepo(extra: Record<string, unknown> = {}): Promise<ReviewRepo> {
   const r = await makeReviewRepo({
     config: {
       criteria: 'REVIEW.md',
-      reviewers: [{ name: 'r', command: [process.execPath, AGENT] }],
+      reviewers: [{ name: 'r', command: [process.execPath, AGENT], env: POOL_AGENT_ENV }],
       ...extra,
     },
     files: { 'lib/keep.txt': 'kept\n', 'lib/other.txt': 'other\n' },
@@ -173,7 +176,7 @@ describe('the worktree pool (issue 17, point 1)', { timeout: 300_000 }, () => {
   });
 
   it('a lane taken over after a crash carries the new token, and an orphan of the dead owner cannot write into it', async () => {
-    const r = await poolRepo({ refuter: { command: [process.execPath, AGENT] } });
+    const r = await poolRepo({ refuter: { command: [process.execPath, AGENT], env: POOL_AGENT_ENV } });
     const log = newLog();
     const orphan = mkdtempSync(join(scratch, 'orphan-'));
     const env = testEnv({ POOL_LOG: log, POOL_ORPHAN: orphan, POOL_FINDING: JSON.stringify(raceFinding()) });

@@ -133,6 +133,7 @@ export function attempt(round: number, reviewer: string, over: Partial<AttemptRo
     role: 'reviewer',
     reviewer,
     class: 'ok',
+    confined: false,
     detail: null,
     startedAt: round,
     endedAt: round,

@@ -109,6 +109,8 @@ describe.skipIf(!clis.found)(
       adapter: cli,
       command: isolatedCommand(server, cliPath(cli), netns),
       model: cli === 'claude-code' ? CLAUDE_PIN : CODEX_PIN,
+      // The loopback provider's key (codexEnv): a variable Codex's own names do not cover.
+      ...(cli === 'codex' ? { env: ['LOOPBACK_MODEL_KEY'] } : {}),
     });
 
     /** One call through the real adapter; with capture on, the same argv is run once more raw and saved. */

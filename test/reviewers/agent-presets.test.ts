@@ -48,6 +48,10 @@ describe('claude-code preset', () => {
       '--output-format',
       'stream-json',
       '--verbose',
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--disable-slash-commands',
     ]);
     expect(claudeCodeArgv({ adapter: 'claude-code', model: 'm1' }, 'fixer')).toEqual([
       'claude',
@@ -55,6 +59,10 @@ describe('claude-code preset', () => {
       '--output-format',
       'stream-json',
       '--verbose',
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--disable-slash-commands',
       '--model',
       'm1',
       '--permission-mode',
@@ -117,16 +125,18 @@ describe('claude-code preset', () => {
 });
 
 describe('codex preset', () => {
-  it('defaults to codex exec --json reading the prompt from stdin, sandboxed by role', () => {
+  it('defaults to codex exec --json reading the prompt from stdin, sandboxed by role, the checkout untrusted', () => {
     expect(codexArgv({ adapter: 'codex' }, 'reviewer')).toEqual([
       'codex',
       'exec',
       '--json',
       '--sandbox',
       'read-only',
+      '-c',
+      'project_doc_max_bytes=0',
       '-',
     ]);
-    expect(codexArgv({ adapter: 'codex', model: 'gpt-x' }, 'fixer')).toEqual([
+    expect(codexArgv({ adapter: 'codex', model: 'gpt-x' }, 'fixer', ['/pool/c1', '/repo'])).toEqual([
       'codex',
       'exec',
       '--json',
@@ -134,6 +144,10 @@ describe('codex preset', () => {
       'gpt-x',
       '--sandbox',
       'workspace-write',
+      '-c',
+      'projects={"/pool/c1"={trust_level="untrusted"},"/repo"={trust_level="untrusted"}}',
+      '-c',
+      'project_doc_max_bytes=0',
       '-',
     ]);
   });

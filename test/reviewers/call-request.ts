@@ -8,11 +8,15 @@ import type { CallRequest } from '../../src/ports/reviewer.js';
 
 export const AGENTS = join(import.meta.dirname, '..', 'fixtures', 'agents');
 
-/** The command adapter running the stand-in agent (fixtures/agents/reviewer.mjs) in `mode`. */
+/**
+ * The command adapter running the stand-in agent (fixtures/agents/reviewer.mjs) in `mode`,
+ * given the variables it reads: the model it claims, and a key it may print.
+ */
 export const standInConfig = (mode: string, over: Partial<ReviewerConfig> = {}): ReviewerConfig => ({
   name: 'correctness',
   adapter: 'command',
   command: [join(AGENTS, 'reviewer.mjs'), mode],
+  env: ['STANDIN_MODEL', 'OPENAI_API_KEY'],
   ...over,
 });
 

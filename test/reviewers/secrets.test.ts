@@ -44,7 +44,7 @@ describe('no error detail ever contains the API key value', () => {
     await fc.assert(
       fc.asyncProperty(key, async (secret) => {
         const r = await createReviewer(
-          { adapter: 'command', command: [join(AGENTS, 'reviewer.mjs'), 'exit3'] },
+          { adapter: 'command', command: [join(AGENTS, 'reviewer.mjs'), 'exit3'], env: ['OPENAI_API_KEY'] },
           { role: 'reviewer', name: 'z', repoRoot: '/', env: { ...process.env, OPENAI_API_KEY: secret } },
         ).call(callRequest({ name: 'z' }));
         expect(r.ok).toBe(false);

@@ -40,14 +40,19 @@ const KINDS = [
   { file: (i: number) => `src/real-${i}.ts`, body: 'counter = counter + 1; // BUG\n' },
 ];
 
+// What the stand-in agent reads (its pace, its log), given on purpose.
+const AGENT_ENV = 'env: [SCALE_AGENT_MIN_MS, SCALE_AGENT_MAX_MS, SCALE_AGENT_SLOW_MS, SCALE_AGENT_LOG]';
 const config = (agent: string[]) => `criteria: REVIEW.md
 reviewers:
   - name: correctness
     command: ${JSON.stringify(agent)}
+    ${AGENT_ENV}
   - name: style
     command: ${JSON.stringify(agent)}
+    ${AGENT_ENV}
 refuter:
   command: ${JSON.stringify(agent)}
+  ${AGENT_ENV}
 budgets: { rounds: 2, wallSeconds: 600, costUsd: 1 }
 timeouts: { callSeconds: 60 }
 retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 500 }

@@ -24,6 +24,7 @@ interface Opts extends PublishFlags {
   configFrom: ConfigSource;
   out?: string;
   apply?: boolean;
+  requireConfined?: boolean;
   json?: boolean;
 }
 
@@ -37,9 +38,14 @@ const review: Command<Opts> = async (_args, opts, io) => {
   // A bad --out is said now, not after the whole loop ran.
   if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, progressMode(io, opts.json));
-  const ctx = await openRepo(io, opts, progress.onEvent, {}, trustFrom(opts));
+  const ctx = await openRepo(io, opts, progress.onEvent, {}, trustFrom(opts), {
+    requireConfined: opts.requireConfined,
+  });
   const { store, deps } = ctx;
   try {
+    // Decided before anything is admitted: a required confinement that is missing refuses the run
+    // (exit 14), and an unconfined one is said once, now.
+    deps.confinement?.();
     const res = await reviewRevision(
       deps,
       {

@@ -10,6 +10,7 @@ interface Opts {
   keysFrom?: string;
   target?: string;
   allowFindings?: boolean;
+  requireConfined?: boolean;
   json?: boolean;
 }
 
@@ -26,6 +27,7 @@ const verify: Command<Opts> = async (args, opts, io) => {
     keysFrom: opts.keysFrom,
     target: opts.target,
     allowFindings: Boolean(opts.allowFindings),
+    requireConfined: Boolean(opts.requireConfined),
   });
   if (opts.json) {
     const { ok, code, reason, runId, head, outcome, keyId } = res;
@@ -54,9 +56,10 @@ export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } 
     const eq = tok.indexOf('=');
     const [name, inline] =
       tok.startsWith('--') && eq > 0 ? [tok.slice(0, eq), tok.slice(eq + 1)] : [tok, undefined];
-    if (name === '--allow-findings' || name === '--json') {
+    if (name === '--allow-findings' || name === '--json' || name === '--require-confined') {
       if (inline !== undefined) return null;
-      opts[name === '--json' ? 'json' : 'allowFindings'] = true;
+      opts[name === '--json' ? 'json' : name === '--allow-findings' ? 'allowFindings' : 'requireConfined'] =
+        true;
     } else if (name === '--repo' || name === '--keys-from' || name === '--target') {
       const v = inline ?? argv[++i];
       if (v === undefined || (inline === undefined && v.startsWith('-'))) return null;

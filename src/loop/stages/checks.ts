@@ -6,6 +6,7 @@
 import type { Lease } from '../../core/ledger.js';
 import type { CheckResult } from '../../core/progress.js';
 import type { ChecksResult } from '../../core/stage-results.js';
+import { NO_GRANT, roleEnv } from '../../reviewers/role-env.js';
 import { runCheck } from '../run-check.js';
 import type { RunContext } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
@@ -17,7 +18,13 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   const run = ctx.deps.runCheck ?? runCheck;
   for (const check of ctx.loaded.config.checks) {
     ctx.checkBudgets();
-    results.push(await run(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
+    // A check runs the change's own code: it gets the allowlist and what its config names, no more.
+    const env = roleEnv(ctx.deps.env, { ...NO_GRANT, names: check.env ?? [] });
+    const confinement = ctx.deps.confinement?.() ?? null;
+    const confine = confinement
+      ? { confinement, view: { checkout: ctx.worktree, writable: true } }
+      : undefined;
+    results.push(await run(check, ctx.worktree, env, () => ctx.deps.clock.now(), confine));
     ctx.checkout.touched();
     await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
   }

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import type {
   AttemptClass,
-  AttemptRow,
+  AttemptStart,
   FindingRow,
   JudgementRow,
   Lease,
@@ -310,15 +310,12 @@ export class PostgresStore implements Store {
     });
   }
 
-  async beginAttempt(
-    lease: Lease,
-    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
-  ): Promise<void> {
+  async beginAttempt(lease: Lease, a: AttemptStart): Promise<void> {
     await this.fenced(lease, (c) =>
       c.query(
-        `INSERT INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'started', ${NOW}) ON CONFLICT DO NOTHING`,
-        [lease.runId, a.callKey, a.attemptNo, a.round, a.stage, a.role, a.reviewer],
+        `INSERT INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at, confined)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'started', ${NOW}, $8) ON CONFLICT DO NOTHING`,
+        [lease.runId, a.callKey, a.attemptNo, a.round, a.stage, a.role, a.reviewer, a.confined === true],
       ),
     );
   }

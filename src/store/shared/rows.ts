@@ -138,6 +138,7 @@ export const toAttempt = (r: Raw): AttemptRow => ({
   detail: strOrNull(r.detail),
   startedAt: num(r.started_at),
   endedAt: numOrNull(r.ended_at),
+  confined: r.confined === true || r.confined === 1,
 });
 
 /** A finding row joined with its settlement (columns s_by, s_decision, s_note, s_at, s_origin). */

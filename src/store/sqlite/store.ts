@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   AttemptClass,
-  AttemptRow,
+  AttemptStart,
   FindingRow,
   JudgementRow,
   Lease,
@@ -326,17 +326,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  async beginAttempt(
-    lease: Lease,
-    a: Omit<AttemptRow, 'runId' | 'class' | 'detail' | 'startedAt' | 'endedAt'>,
-  ): Promise<void> {
+  async beginAttempt(lease: Lease, a: AttemptStart): Promise<void> {
     // Committed without its own fsync (see writeUnsynced): the verdict's transaction, or the
     // attempt's end, syncs the log this row is in before anything of the call is used.
     this.writeUnsynced(() => {
       this.fence(lease);
       this.exec(
-        `INSERT OR IGNORE INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?)`,
+        `INSERT OR IGNORE INTO attempts (run_id, call_key, attempt_no, round, stage, role, reviewer, class, started_at, confined)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?, ?)`,
         lease.runId,
         a.callKey,
         a.attemptNo,
@@ -345,6 +342,7 @@ export class SqliteStore implements Store {
         a.role,
         a.reviewer,
         this.now(),
+        a.confined ? 1 : 0,
       );
     });
   }
