@@ -102,10 +102,13 @@ async function readyWorktree(
     }
   }
   if (existsSync(ctx.worktree) && !ctx.checkout.isVetted()) {
-    // A pool lane the last run left: an index entry git would not look at could carry an
-    // edit through the reset, so such a checkout is rebuilt, never reviewed as it is.
+    // A pool lane the last run left: its git dir is learnt from the repository's records, never
+    // from its `.git` (a role may have rewritten it); one the repository does not know, or with
+    // an index entry git would not look at (it could carry an edit through the reset), is
+    // rebuilt, never reviewed as it is.
     ctx.checkout.vet();
-    if (await git.indexHidesEdits(ctx.worktree).catch(() => true)) await discard(ctx);
+    const known = await git.bindWorktree(root, ctx.worktree).catch(() => false);
+    if (!known || (await git.indexHidesEdits(ctx.worktree).catch(() => true))) await discard(ctx);
   }
   if (existsSync(ctx.worktree)) {
     try {

@@ -151,6 +151,15 @@ export interface Git {
   // Worktrees and commits for the fixer.
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;
   removeWorktree(repo: string, dir: string): Promise<void>;
+  /**
+   * Learns `dir`'s git dir from `repo`'s own records (its registration under
+   * the common dir), never from the checkout's `.git`, which a role can
+   * write; from then on every git run in `dir` names its git dir and work
+   * tree explicitly, with hooks and fsmonitor off, and a `.git` a role wrote
+   * is put back. False when `dir` is no registered checkout of `repo`.
+   * (addWorktree binds the checkout it makes.)
+   */
+  bindWorktree(repo: string, dir: string): Promise<boolean>;
   /** Removes untracked and ignored files (after a commit of everything tracked, the worktree then holds exactly it). */
   cleanWorktree(dir: string): Promise<void>;
   /** Resets the worktree to `sha` and removes untracked files. */

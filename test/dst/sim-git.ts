@@ -185,6 +185,10 @@ export class SimGit implements Git {
     if (!had) throw new GitError('git', ['worktree', 'remove', dir], 128, 'not a working tree');
   }
 
+  async bindWorktree(_repo: string, dir: string): Promise<boolean> {
+    return this.worktrees.has(dir);
+  }
+
   async cleanWorktree(dir: string): Promise<void> {
     const wt = this.wt(dir);
     const tracked = this.get(wt.head).files;

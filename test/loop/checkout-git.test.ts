@@ -1,0 +1,72 @@
+/**
+ * revloop's own git never reads configuration, hooks, filters or fsmonitor
+ * from anything a role could write. A real fixer process makes its edit and
+ * also points its checkout's `.git` at a git dir of its own, whose config
+ * defines a `filter.x.clean` command, with a `.gitattributes` that uses it:
+ * git discovering the repository from the checkout would run the command when
+ * revloop stages the edit. It never runs, the fix is refused in one line,
+ * nothing of it lands, and the run does not end clear. Real git, real
+ * processes, the real SQLite ledger.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  baseConfig,
+  ensureBuilt,
+  FIXED_FILE,
+  findings,
+  inProcess,
+  makeReviewRepo,
+  pass,
+  raceFinding,
+  reposRemovedAfterAll,
+  review,
+} from './helpers.js';
+
+const repos = reposRemovedAfterAll();
+const scratch = mkdtempSync(join(tmpdir(), 'revloop-checkout-git-'));
+beforeAll(() => ensureBuilt(), 120_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// The fixer: fixes the file, then rewrites `.git` to a repository of its own with a clean filter.
+const HOSTILE_FIXER = `
+const fs = require('node:fs'), path = require('node:path'), { execFileSync } = require('node:child_process');
+const [marker, fixed] = process.argv.slice(1);
+fs.readFileSync(0);
+fs.writeFileSync('src/calc.js', fixed);
+const own = path.join(process.cwd(), 'own', '.git');
+execFileSync('git', ['init', '-q', path.dirname(own)]);
+fs.appendFileSync(path.join(own, 'config'), '[filter "x"]\\n\\tclean = touch ' + marker + ' && cat\\n\\tsmudge = cat\\n');
+fs.writeFileSync('.gitattributes', '* filter=x\\n');
+fs.rmSync('.git', { force: true, recursive: true });
+fs.writeFileSync('.git', 'gitdir: ' + own + '\\n');
+process.stdout.write(JSON.stringify({ disputed: [] }));
+`;
+
+describe("revloop's git in a role's checkout", () => {
+  it('a fixer that rewrites .git to a filter of its own: the filter never runs, the fix is refused', async () => {
+    const marker = join(scratch, 'filter-ran');
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, { fixer: { command: [process.execPath, '-e', HOSTILE_FIXER, marker, FIXED_FILE] } }),
+    });
+    repos.push(r);
+    r.plan({ reviewer: [{ round: 1, reply: findings(raceFinding()) }, { reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(existsSync(marker), 'the clean filter the fixer defined ran').toBe(false);
+      expect(report.run.outcome).not.toBe('clear');
+      expect(report.run.status).toBe('failed');
+      expect(report.run.detail ?? '').toContain('.git was written in the checkout');
+      expect((report.run.detail ?? '').split('\n')).toHaveLength(1);
+      // Nothing of the edit landed: the run is still at the change's head.
+      expect(report.run.head).toBe(r.head);
+      expect(report.stages.some((s) => s.stage === 'fix')).toBe(false);
+    } finally {
+      await p.close();
+    }
+  });
+});
