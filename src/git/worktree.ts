@@ -284,7 +284,7 @@ export function worktreeOps(
       return false;
     },
 
-    async status(dir) {
+    async status(dir, at) {
       const out = await run.ok(dir, [
         // Read only: a status that refreshes the index would take index.lock in the user's
         // tree, and their own `git commit` at that moment would fail on it.
@@ -300,6 +300,8 @@ export function worktreeOps(
       // git never lists `.git`; a role that rewrote it changed its checkout all the same.
       const admin = admins.get(dir);
       if (admin && !gitFileIntact(dir, admin)) entries.push({ path: '.git', code: ' M', conflict: false });
+      if (admin && at !== undefined && !headIs(dir, at))
+        entries.push({ path: 'HEAD', code: ' M', conflict: false });
       return entries;
     },
 

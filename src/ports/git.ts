@@ -172,9 +172,11 @@ export interface Git {
   indexHidesEdits(dir: string): Promise<boolean>;
   /**
    * Paths with uncommitted edits (including untracked); `code` is porcelain
-   * v1 XY, and `conflict` marks unmerged paths.
+   * v1 XY, and `conflict` marks unmerged paths. In a bound checkout
+   * (bindWorktree), a `.git` that is no longer git's file is an entry, and so
+   * is `HEAD` when `at` is given and HEAD is not detached at it.
    */
-  status(dir: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
+  status(dir: string, at?: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
   /**
    * Commits every edit in the worktree as a child of `parent` (its HEAD) and
    * moves HEAD to it; returns the new sha, or null when nothing changed.

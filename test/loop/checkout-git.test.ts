@@ -70,3 +70,51 @@ describe("revloop's git in a role's checkout", () => {
     }
   });
 });
+
+// A formatter run without --check: rewrites the change's file in its checkout, then passes.
+const FORMATTER = `
+const fs = require('node:fs');
+fs.readFileSync(0);
+fs.writeFileSync('src/calc.js', process.argv[1]);
+process.stdout.write(JSON.stringify({ verdict: 'pass', findings: [] }));
+`;
+// A reviewer that passes only the formatted file; the change's own file has the race.
+const STRICT = `
+const fs = require('node:fs');
+fs.readFileSync(0);
+const ok = fs.readFileSync('src/calc.js', 'utf8') === process.argv[1];
+process.stdout.write(JSON.stringify(ok ? { verdict: 'pass', findings: [] } : {
+  verdict: 'findings',
+  findings: [{ severity: 'MAJOR', file: 'src/calc.js', line: 9, claim: 'deposit races', failureScenario: 'two deposits interleave' }],
+}));
+`;
+
+describe('reviewers read exactly the revision under review', () => {
+  for (const concurrency of [1, 2]) {
+    it(`a reviewer that rewrites the file under review fails its call, so the run never ends clear (concurrency ${concurrency})`, async () => {
+      const r = await makeReviewRepo({
+        config: () =>
+          baseConfig(
+            { command: [] },
+            {
+              reviewers: [
+                { name: 'formatter', command: [process.execPath, '-e', FORMATTER, FIXED_FILE] },
+                { name: 'strict', command: [process.execPath, '-e', STRICT, FIXED_FILE] },
+              ],
+              review: { concurrency },
+            },
+          ),
+      });
+      repos.push(r);
+      const p = await inProcess(r.dir);
+      try {
+        const { report } = await review(p, r.dir);
+        expect(report.run.outcome).not.toBe('clear');
+        expect(report.run.status, report.run.detail ?? '').toBe('failed');
+        expect(report.run.detail ?? '').toContain('its checkout changed during the call (src/calc.js)');
+      } finally {
+        await p.close();
+      }
+    });
+  }
+});
