@@ -4,7 +4,7 @@
  * leave a merge half done, so commits are built with plumbing (one parent,
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { UntrustedInputError } from '../core/errors.js';
 import type { Git } from '../ports/git.js';
@@ -51,6 +51,7 @@ export function worktreeOps(
   Git,
   | 'addWorktree'
   | 'bindWorktree'
+  | 'exportTree'
   | 'removeWorktree'
   | 'resetWorktree'
   | 'cleanWorktree'
@@ -234,6 +235,20 @@ export function worktreeOps(
     },
 
     bindWorktree: bindTo,
+
+    async exportTree(repo, sha, dir) {
+      assertRev(repo, sha);
+      mkdirSync(dir, { recursive: true });
+      // An index of its own, beside the tree and removed after: the repository's stays as it is.
+      const env = { GIT_INDEX_FILE: `${dir}.index` };
+      const tree = [...NO_HOOKS, `--work-tree=${dir}`];
+      try {
+        await run.ok(repo, [...tree, 'read-tree', `${sha}^{tree}`], { env });
+        await run.ok(repo, [...tree, 'checkout-index', '--all', '--force'], { env });
+      } finally {
+        rmSync(`${dir}.index`, { force: true });
+      }
+    },
 
     async removeWorktree(repo, dir) {
       // Twice --force: also removes a locked worktree or one with edits.

@@ -152,6 +152,11 @@ export interface Git {
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;
   removeWorktree(repo: string, dir: string): Promise<void>;
   /**
+   * Writes the files of commit `sha` into `dir` (made if absent), with no git
+   * dir there and without touching the repository's index or work tree.
+   */
+  exportTree(repo: string, sha: string, dir: string): Promise<void>;
+  /**
    * Learns `dir`'s git dir from `repo`'s own records (its registration under
    * the common dir), never from the checkout's `.git`, which a role can
    * write; from then on every git run in `dir` names its git dir and work

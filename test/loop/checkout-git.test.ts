@@ -17,6 +17,7 @@ import {
   ensureBuilt,
   FIXED_FILE,
   findings,
+  HEAD_FILE,
   inProcess,
   makeReviewRepo,
   pass,
@@ -83,10 +84,7 @@ const STRICT = `
 const fs = require('node:fs');
 fs.readFileSync(0);
 const ok = fs.readFileSync('src/calc.js', 'utf8') === process.argv[1];
-process.stdout.write(JSON.stringify(ok ? { verdict: 'pass', findings: [] } : {
-  verdict: 'findings',
-  findings: [{ severity: 'MAJOR', file: 'src/calc.js', line: 9, claim: 'deposit races', failureScenario: 'two deposits interleave' }],
-}));
+process.stdout.write(JSON.stringify(ok ? { verdict: 'pass', findings: [] } : { verdict: 'findings', findings: [${JSON.stringify(raceFinding())}] }));
 `;
 
 describe('reviewers read exactly the revision under review', () => {
@@ -117,4 +115,40 @@ describe('reviewers read exactly the revision under review', () => {
       }
     });
   }
+});
+
+// The base's reviewer: a script that imports its rules and applies them to the checkout.
+const REVIEW_MJS = `import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { verdict } from './rules.mjs';
+readFileSync(0);
+process.stdout.write(JSON.stringify(verdict(readFileSync(join(process.env.REVLOOP_REPO, 'src/calc.js'), 'utf8'))));
+`;
+const RULES_MJS = `export function verdict(code) {
+  if (!code.includes('const seen = total;')) return { verdict: 'pass', findings: [] };
+  return { verdict: 'findings', findings: [${JSON.stringify(raceFinding())}] };
+}
+`;
+
+describe("the judge's code comes from the base", () => {
+  it('a change that edits a file the configured reviewer imports cannot make it pass', async () => {
+    const r = await makeReviewRepo({
+      config: () => baseConfig({ command: ['node', 'tools/review.mjs'] }),
+      files: { 'tools/review.mjs': REVIEW_MJS, 'tools/rules.mjs': RULES_MJS },
+      change: {
+        'src/calc.js': HEAD_FILE,
+        'tools/rules.mjs': "export const verdict = () => ({ verdict: 'pass', findings: [] });\n",
+      },
+    });
+    repos.push(r);
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run.outcome, report.run.detail ?? '').not.toBe('clear');
+      expect(report.run.outcome).toBe('findings');
+      expect(report.findings.map((f) => f.reported.claim)).toContain(raceFinding().claim);
+    } finally {
+      await p.close();
+    }
+  });
 });
