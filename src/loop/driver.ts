@@ -215,10 +215,7 @@ async function buildContext(
   const c = loaded.config;
   // The judges' own files run from the config's commit, never from the change (judge-tree.ts).
   const judges = [...c.reviewers, c.refuter, c.fixer].flatMap((a) => (a?.command ? [a.command] : []));
-  const judge = await judgeTreeFor(deps, s.configFrom === 'head' ? s.head : s.base, [
-    ...judges,
-    ...c.checks.map((k) => k.run),
-  ]);
+  const judge = await judgeTreeFor(deps, s.configFrom === 'head' ? s.head : s.base, judges);
   const make = (
     given: NonNullable<typeof c.refuter>,
     role: 'reviewer' | 'refuter' | 'fixer',

@@ -1,13 +1,14 @@
 /**
  * The judge tree: a read-only copy of the commit the config was read from,
  * outside the repository (`<cache>/revloop/judge/<repo id>/<commit>`), made
- * once per commit and reused. A reviewer, refuter, fixer or check command
- * that names a file of that commit (`node tools/review.mjs`) runs the copy
- * in the judge tree, so what it imports (`tools/rules.mjs`) is the base's
- * too: a change that edits either cannot change its judge. The command's
- * working directory and REVLOOP_REPO stay the change's checkout, which is
- * what it judges; what a check runs beyond its own named file (the change's
- * tests) is the change's.
+ * once per commit and reused. A reviewer, refuter or fixer command that
+ * names a file of that commit (`node tools/review.mjs`) runs the copy in the
+ * judge tree, so what it imports (`tools/rules.mjs`) is the base's too: a
+ * change that edits either cannot change its judge. The command's working
+ * directory and REVLOOP_REPO stay the change's checkout, which is what it
+ * judges. A check is not rewritten: its command line is the base config's,
+ * and what it runs (`node test/credits.mjs`, importing the code under test
+ * by a relative path) must be the change's own tests.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';

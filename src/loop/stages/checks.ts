@@ -6,7 +6,6 @@
 import type { Lease } from '../../core/ledger.js';
 import type { CheckResult } from '../../core/progress.js';
 import type { ChecksResult } from '../../core/stage-results.js';
-import { inJudgeTree } from '../judge-tree.js';
 import { runCheck } from '../run-check.js';
 import type { RunContext } from '../run-context.js';
 import { ensureWorktree } from '../worktree.js';
@@ -18,9 +17,7 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   const run = ctx.deps.runCheck ?? runCheck;
   for (const check of ctx.loaded.config.checks) {
     ctx.checkBudgets();
-    // The check's own named file is the config commit's; what it runs in the checkout is the change's.
-    const own = { ...check, run: inJudgeTree(check.run, ctx.judge, ctx.deps.repoRoot) };
-    results.push(await run(own, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
+    results.push(await run(check, ctx.worktree, ctx.deps.env, () => ctx.deps.clock.now()));
     ctx.checkout.touched();
     await ensureWorktree(ctx, head); // a check must not leave edits for the next one or for the fixer
   }
