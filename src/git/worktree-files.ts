@@ -6,7 +6,16 @@
  * synchronously: microseconds, where an async read would wait behind whatever
  * holds the event loop (starting git processes does).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
 
@@ -16,9 +25,22 @@ import { inflateSync } from 'node:zlib';
  * (the worktree commands call it when they add or remove one).
  */
 const gitDirs = new Map<string, string>();
+/**
+ * Checkouts whose git dir revloop learnt from the repository's own records
+ * (bindWorktree): their `.git`, which a role can write, is never read.
+ */
+const pinned = new Map<string, string>();
+
+export function pinGitDir(dir: string, admin: string | null): void {
+  if (admin === null) pinned.delete(dir);
+  else {
+    if (pinned.size >= 1000) pinned.delete(pinned.keys().next().value as string);
+    pinned.set(dir, admin);
+  }
+}
 
 function gitDirOf(dir: string): string {
-  let d = gitDirs.get(dir);
+  let d = pinned.get(dir) ?? gitDirs.get(dir);
   if (d === undefined) {
     const dotGit = join(dir, '.git');
     d = statSync(dotGit).isDirectory()
@@ -103,4 +125,57 @@ export function looseCommit(dir: string, sha: string): { tree: string; parents: 
   } catch {
     return null;
   }
+}
+
+/**
+ * The registration (`<common>/worktrees/<name>`) whose `gitdir` file names
+ * `dir`'s `.git`: found from the repository's records, never from the
+ * checkout, whose `.git` a role may have rewritten. Null when none does.
+ */
+export function registrationOf(common: string, dir: string): string | null {
+  const worktrees = join(common, 'worktrees');
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return null;
+  }
+  const wanted = new Set([join(resolve(dir), '.git'), join(real, '.git')]);
+  let entries: string[];
+  try {
+    entries = readdirSync(worktrees);
+  } catch {
+    return null;
+  }
+  for (const name of entries) {
+    const admin = join(worktrees, name);
+    try {
+      if (wanted.has(resolve(readFileSync(join(admin, 'gitdir'), 'utf8').trim()))) return admin;
+    } catch {
+      // not a registration (or one being made)
+    }
+  }
+  return null;
+}
+
+/** Whether the checkout's `.git` is the regular file git wrote, naming exactly `admin`. */
+export function gitFileIntact(dir: string, admin: string): boolean {
+  const dotGit = join(dir, '.git');
+  try {
+    if (!lstatSync(dotGit).isFile()) return false;
+    const m = /^gitdir: (.+)\n?$/.exec(readFileSync(dotGit, 'utf8'));
+    if (m === null) return false;
+    const target = resolve(dir, m[1] as string);
+    return target === admin || realpathSync(target) === realpathSync(admin);
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the checkout's `.git` back to the file git made, whatever a role left there. */
+export function restoreGitFile(dir: string, admin: string): void {
+  if (gitFileIntact(dir, admin)) return;
+  const dotGit = join(dir, '.git');
+  rmSync(dotGit, { recursive: true, force: true });
+  writeFileSync(dotGit, `gitdir: ${admin}\n`);
 }

@@ -4,8 +4,9 @@
  * leave a merge half done, so commits are built with plumbing (one parent,
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
+import { UntrustedInputError } from '../core/errors.js';
 import type { Git } from '../ports/git.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
@@ -14,15 +15,29 @@ import { parseStatus } from './status-parse.js';
 import {
   detachedHead,
   forgetGitDir,
+  gitFileIntact,
   headIs,
   indexStamp,
   looseCommit,
   operationInProgress,
+  pinGitDir,
+  registrationOf,
+  restoreGitFile,
 } from './worktree-files.js';
 
 // Hooks in the user's repository must not run on the controller's checkouts
 // and commits (post-checkout, post-commit, reference-transaction).
 const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
+// In a role's checkout: the git dir and work tree named, never discovered from its `.git` (a
+// role can rewrite that file to point at a config of its own, with a `filter.*.clean` that
+// `status` or `add` would run); no hooks, no fsmonitor command.
+const inCheckout = (admin: string, dir: string): string[] => [
+  `--git-dir=${admin}`,
+  `--work-tree=${dir}`,
+  ...NO_HOOKS,
+  '-c',
+  'core.fsmonitor=false',
+];
 // `git commit` may start gc or maintenance in the background; not in the controller's checkouts.
 const NO_AUTO_GC: readonly string[] = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
 const ZERO = /^0+$/;
@@ -30,11 +45,13 @@ const ZERO = /^0+$/;
 const text = (b: Buffer): string => b.toString('utf8').trim();
 
 export function worktreeOps(
-  run: GitRunner,
+  repoRun: GitRunner,
   identity: { name: string; email: string },
 ): Pick<
   Git,
   | 'addWorktree'
+  | 'bindWorktree'
+  | 'exportTree'
   | 'removeWorktree'
   | 'resetWorktree'
   | 'cleanWorktree'
@@ -50,6 +67,35 @@ export function worktreeOps(
     GIT_COMMITTER_EMAIL: identity.email,
   };
   const commitConfig = ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+
+  // The registration of each bound checkout; every git run in one names it (inCheckout).
+  const admins = new Map<string, string>();
+  const bind = (dir: string, admin: string | null) => {
+    if (admin === null) admins.delete(dir);
+    else {
+      // The oldest goes, never all: a checkout unbound mid-run would be discovered from its `.git`.
+      if (admins.size >= TREE_CACHE_MAX) admins.delete(admins.keys().next().value as string);
+      admins.set(dir, admin);
+    }
+    pinGitDir(dir, admin);
+  };
+  const hardened = (dir: string, args: readonly string[]): readonly string[] => {
+    const admin = admins.get(dir);
+    return admin ? [...inCheckout(admin, dir), ...args] : args;
+  };
+  const run: GitRunner = {
+    ...repoRun,
+    exec: (dir, args, o) => repoRun.exec(dir, hardened(dir, args), o),
+    ok: (dir, args, o) => repoRun.ok(dir, hardened(dir, args), o),
+  };
+  /** Binds `dir` to its registration in `repo`'s common dir; false when it is no checkout of it. */
+  async function bindTo(repo: string, dir: string): Promise<boolean> {
+    const common = text(await repoRun.ok(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir']));
+    const admin = registrationOf(common, dir);
+    bind(dir, admin);
+    if (admin !== null) restoreGitFile(dir, admin);
+    return admin !== null;
+  }
 
   async function fullSha(repo: string, rev: string): Promise<string> {
     assertRev(repo, rev);
@@ -174,7 +220,10 @@ export function worktreeOps(
       const args = [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', dir, sha];
       for (let attempt = 1; ; attempt++) {
         const res = await run.exec(repo, args);
-        if (res.code === 0) return;
+        if (res.code === 0) {
+          if (!(await bindTo(repo, dir))) throw new Error(`git worktree add made no registration for ${dir}`);
+          return;
+        }
         // Git's own races: removing or pruning the last worktree deletes `$GIT_DIR/worktrees`,
         // and an `add` by another process that made that directory a moment before then
         // cannot make its entry in it; a `worktree prune` (the user's, or `gc --auto`'s) that
@@ -185,9 +234,26 @@ export function worktreeOps(
       }
     },
 
+    bindWorktree: bindTo,
+
+    async exportTree(repo, sha, dir) {
+      assertRev(repo, sha);
+      mkdirSync(dir, { recursive: true });
+      // An index of its own, beside the tree and removed after: the repository's stays as it is.
+      const env = { GIT_INDEX_FILE: `${dir}.index` };
+      const tree = [...NO_HOOKS, `--work-tree=${dir}`];
+      try {
+        await run.ok(repo, [...tree, 'read-tree', `${sha}^{tree}`], { env });
+        await run.ok(repo, [...tree, 'checkout-index', '--all', '--force'], { env });
+      } finally {
+        rmSync(`${dir}.index`, { force: true });
+      }
+    },
+
     async removeWorktree(repo, dir) {
       // Twice --force: also removes a locked worktree or one with edits.
       forgetGitDir(dir);
+      bind(dir, null);
       cleanIndex.delete(dir);
       // Also drops the registration of a checkout whose directory is gone. Never `worktree
       // prune`: it acts on every registration of the repository, and deletes the entry of an
@@ -200,6 +266,9 @@ export function worktreeOps(
 
     async resetWorktree(dir, sha) {
       assertRev(dir, sha);
+      // A `.git` a role wrote is put back: the next role's own git must find the real one.
+      const admin = admins.get(dir);
+      if (admin) restoreGitFile(dir, admin);
       // Detach first: if the fixer checked out a branch, a plain reset --hard
       // would move that branch.
       const checkout = [...NO_HOOKS, 'checkout', '--quiet', '--force', '--detach', sha];
@@ -230,7 +299,7 @@ export function worktreeOps(
       return false;
     },
 
-    async status(dir) {
+    async status(dir, at) {
       const out = await run.ok(dir, [
         // Read only: a status that refreshes the index would take index.lock in the user's
         // tree, and their own `git commit` at that moment would fail on it.
@@ -242,7 +311,13 @@ export function worktreeOps(
         '--ignore-submodules=none',
         '--no-renames',
       ]);
-      return parseStatus(out.toString('utf8'));
+      const entries = parseStatus(out.toString('utf8'));
+      // git never lists `.git`; a role that rewrote it changed its checkout all the same.
+      const admin = admins.get(dir);
+      if (admin && !gitFileIntact(dir, admin)) entries.push({ path: '.git', code: ' M', conflict: false });
+      if (admin && at !== undefined && !headIs(dir, at))
+        entries.push({ path: 'HEAD', code: ' M', conflict: false });
+      return entries;
     },
 
     async commitAll(dir, parent, message) {
@@ -254,6 +329,12 @@ export function worktreeOps(
       ]);
       if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
+      const admin = admins.get(dir);
+      if (admin && !gitFileIntact(dir, admin))
+        throw new UntrustedInputError(
+          `${dir}/.git was written in the checkout (git's own file names ${admin}): the edit is refused and nothing of it lands`,
+          { dir },
+        );
 
       await run.ok(dir, ['add', '--all']);
       const commit = operationInProgress(dir)

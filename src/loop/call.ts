@@ -130,6 +130,7 @@ export async function callAgent<R extends Role>(
       base: snapshot.base,
       head: spec.head,
       repoDir: spec.repoDir,
+      readOnlyDirs: ctx.judge ? [ctx.judge.dir] : [],
       deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
       // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
       signal: undefined,

@@ -13,6 +13,7 @@ import type { Admission } from './admission.js';
 import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
+import { inJudgeTree, judgeTreeFor } from './judge-tree.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
 import { type Agent, RunContext, RunEnd } from './run-context.js';
@@ -212,21 +213,29 @@ async function buildContext(
     );
   }
   const c = loaded.config;
+  // The judges' own files run from the config's commit, never from the change (judge-tree.ts).
+  const judges = [...c.reviewers, c.refuter, c.fixer].flatMap((a) => (a?.command ? [a.command] : []));
+  const judge = await judgeTreeFor(deps, s.configFrom === 'head' ? s.head : s.base, judges);
   const make = (
-    cfg: NonNullable<typeof c.refuter>,
+    given: NonNullable<typeof c.refuter>,
     role: 'reviewer' | 'refuter' | 'fixer',
     name: string,
-  ): Agent => ({
-    name,
-    cfg,
-    reviewer: deps.createReviewer(cfg, {
-      role,
+  ): Agent => {
+    const cfg = given.command
+      ? { ...given, command: inJudgeTree(given.command, judge, deps.repoRoot) }
+      : given;
+    return {
       name,
-      repoRoot: deps.repoRoot,
-      env: deps.env,
-      confinement: deps.confinement,
-    }),
-  });
+      cfg,
+      reviewer: deps.createReviewer(cfg, {
+        role,
+        name,
+        repoRoot: deps.repoRoot,
+        env: deps.env,
+        confinement: deps.confinement,
+      }),
+    };
+  };
   const reviewers = c.reviewers.map((r) => make(r, 'reviewer', r.name));
   const refuter = c.refuter ? make(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null;
   const fixer = c.fixer ? make(c.fixer, 'fixer', c.fixer.name ?? 'fixer') : null;
@@ -256,6 +265,7 @@ async function buildContext(
     },
   );
   holdLane(ctx, checkout.lane);
+  ctx.judge = judge;
   return ctx;
 }
 

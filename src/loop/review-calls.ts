@@ -104,6 +104,7 @@ export async function reviewCalls(
       const { prompt, digest } = await mine;
       await warming.ready(i);
       const warm = warming.starting(i);
+      const reader = checkout.call(agent.reviewer);
       const res = await callAgent(ctx, lease, {
         role: 'reviewer',
         name: agent.name,
@@ -115,8 +116,13 @@ export async function reviewCalls(
         reviewer: agent.reviewer,
         head,
         repoDir: ctx.worktree,
-        beforeAttempt: checkout.beforeAttempt(agent.reviewer),
-        finish: (reply) => checkFindingLines(ctx, head, reply),
+        beforeAttempt: reader.beforeAttempt,
+        afterAttempt: reader.afterAttempt,
+        finish: (reply) => {
+          const wrote = reader.wrote();
+          if (wrote) throw new Error(wrote);
+          return checkFindingLines(ctx, head, reply);
+        },
         onFirstBytes: warm.onFirstBytes,
         batch,
       }).finally(warm.ended);

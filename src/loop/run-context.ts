@@ -19,6 +19,7 @@ import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { FreezeGuard } from './freeze-guard.js';
 import { GitFacts } from './git-facts.js';
+import type { JudgeTree } from './judge-tree.js';
 import { LedgerCache } from './ledger-cache.js';
 import { Memo } from './memo.js';
 import { RunBudget } from './run-budget.js';
@@ -60,6 +61,9 @@ export class RunContext {
   /** A prompt's file is content-addressed: once written, its digest names it for good. */
   private readonly savedPrompts = new Memo<void>();
   private readonly promptFiles: PromptFiles;
+
+  /** The read-only copy of the config's commit the judges' own files run from (judge-tree.ts), when they name any. */
+  judge: JudgeTree | null = null;
 
   constructor(
     readonly deps: LoopDeps,

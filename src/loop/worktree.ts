@@ -102,10 +102,13 @@ async function readyWorktree(
     }
   }
   if (existsSync(ctx.worktree) && !ctx.checkout.isVetted()) {
-    // A pool lane the last run left: an index entry git would not look at could carry an
-    // edit through the reset, so such a checkout is rebuilt, never reviewed as it is.
+    // A pool lane the last run left: its git dir is learnt from the repository's records, never
+    // from its `.git` (a role may have rewritten it); one the repository does not know, or with
+    // an index entry git would not look at (it could carry an edit through the reset), is
+    // rebuilt, never reviewed as it is.
     ctx.checkout.vet();
-    if (await git.indexHidesEdits(ctx.worktree).catch(() => true)) await discard(ctx);
+    const known = await git.bindWorktree(root, ctx.worktree).catch(() => false);
+    if (!known || (await git.indexHidesEdits(ctx.worktree).catch(() => true))) await discard(ctx);
   }
   if (existsSync(ctx.worktree)) {
     try {
@@ -147,10 +150,47 @@ export async function noteReadOnlyUse(
   if (entries === null || entries.length > 0) ctx.checkout.touched();
 }
 
+/** The attempt hooks of one call of an agent that may only read the checkout. */
+export interface ReaderCall {
+  beforeAttempt?: (() => Promise<void>) | undefined;
+  afterAttempt?: (() => Promise<void>) | undefined;
+  /** Why its reply may not be used (the checkout changed during its last attempt), or null. */
+  wrote(): string | null;
+}
+
+/**
+ * Each call of an agent that reads the checkout sees exactly the revision:
+ * it is readied before each attempt, and looked at after it (status against
+ * the revision, HEAD included, with the bound git: worktree ops). A checkout
+ * that changed during the call fails the call, whoever of the agents then
+ * running wrote it, and is reset before the next one.
+ */
+function readerCall(
+  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
+  sha: string,
+): ReaderCall {
+  let changed: string[] = [];
+  return {
+    beforeAttempt: () => ensureWorktree(ctx, sha),
+    afterAttempt: async () => {
+      const entries = await ctx.deps.git.status(ctx.worktree, sha).catch(() => null);
+      changed = entries === null ? ['(the checkout could not be read)'] : entries.map((e) => e.path);
+      if (changed.length > 0) ctx.checkout.touched();
+    },
+    wrote: () =>
+      changed.length === 0
+        ? null
+        : `its checkout changed during the call (${changed.slice(0, MAX_NAMED).join(', ')}${changed.length > MAX_NAMED ? ', …' : ''}): an agent that may only read it wrote there, so its reply is not used`,
+  };
+}
+
+const MAX_NAMED = 5;
+
 /**
  * The checkout for a stage whose agents may only read it. When one of them
  * reads it, it is readied before the stage and before each such agent's
- * attempt, and one status check after the stage notes whether they wrote in it.
+ * attempt, looked at after each attempt (readerCall), and one status check
+ * after the stage notes whether any of them wrote in it.
  * When none does (model APIs see only their prompt), it is readied in the
  * background while they run, for the fixer and the checks after them, and
  * not at all when `neededLater` says no later stage reads it (no fixer, no
@@ -165,20 +205,20 @@ export function checkoutForReaders(
   neededLater = true,
 ): {
   ready: Promise<void>;
-  beforeAttempt: (agent: { usesCheckout: boolean }) => (() => Promise<void>) | undefined;
+  call: (agent: { usesCheckout: boolean }) => ReaderCall;
   settle: () => Promise<void>;
 } {
+  const none: ReaderCall = { wrote: () => null };
   if (agents.some((a) => a.usesCheckout)) {
     return {
       ready: ensureWorktree(ctx, sha),
-      beforeAttempt: (agent) => (agent.usesCheckout ? () => ensureWorktree(ctx, sha) : undefined),
+      call: (agent) => (agent.usesCheckout ? readerCall(ctx, sha) : none),
       settle: () => noteReadOnlyUse(ctx),
     };
   }
-  if (!neededLater)
-    return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: async () => {} };
+  if (!neededLater) return { ready: Promise.resolve(), call: () => none, settle: async () => {} };
   const later = besideNextCall(ctx.sideWork, () => ensureWorktree(ctx, sha));
-  return { ready: Promise.resolve(), beforeAttempt: () => undefined, settle: () => later.get() };
+  return { ready: Promise.resolve(), call: () => none, settle: () => later.get() };
 }
 
 /**

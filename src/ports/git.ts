@@ -173,6 +173,20 @@ export interface Git {
   // Worktrees and commits for the fixer.
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;
   removeWorktree(repo: string, dir: string): Promise<void>;
+  /**
+   * Writes the files of commit `sha` into `dir` (made if absent), with no git
+   * dir there and without touching the repository's index or work tree.
+   */
+  exportTree(repo: string, sha: string, dir: string): Promise<void>;
+  /**
+   * Learns `dir`'s git dir from `repo`'s own records (its registration under
+   * the common dir), never from the checkout's `.git`, which a role can
+   * write; from then on every git run in `dir` names its git dir and work
+   * tree explicitly, with hooks and fsmonitor off, and a `.git` a role wrote
+   * is put back. False when `dir` is no registered checkout of `repo`.
+   * (addWorktree binds the checkout it makes.)
+   */
+  bindWorktree(repo: string, dir: string): Promise<boolean>;
   /** Removes untracked and ignored files (after a commit of everything tracked, the worktree then holds exactly it). */
   cleanWorktree(dir: string): Promise<void>;
   /** Resets the worktree to `sha` and removes untracked files. */
@@ -185,9 +199,11 @@ export interface Git {
   indexHidesEdits(dir: string): Promise<boolean>;
   /**
    * Paths with uncommitted edits (including untracked); `code` is porcelain
-   * v1 XY, and `conflict` marks unmerged paths.
+   * v1 XY, and `conflict` marks unmerged paths. In a bound checkout
+   * (bindWorktree), a `.git` that is no longer git's file is an entry, and so
+   * is `HEAD` when `at` is given and HEAD is not detached at it.
    */
-  status(dir: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
+  status(dir: string, at?: string): Promise<{ path: string; code: string; conflict?: boolean }[]>;
   /**
    * Commits every edit in the worktree as a child of `parent` (its HEAD) and
    * moves HEAD to it; returns the new sha, or null when nothing changed.

@@ -18,8 +18,12 @@ export interface CallRequest {
   head: string;
   /** A checkout of exactly `head` (the fixer's worktree for the fixer). */
   repoDir: string;
-  /** Directories the call's process may also read (the judge tree); nothing else outside `repoDir`. */
-  readOnlyDirs?: string[];
+  /**
+   * Directories the call may read and never write, beside its checkout: the
+   * judge tree its own files run from (src/loop/judge-tree.ts). A confined
+   * runner binds them read-only.
+   */
+  readOnlyDirs?: string[] | undefined;
   /** Absolute deadline for this call, epoch ms. */
   deadlineMs: number;
   signal?: AbortSignal | undefined;

@@ -6,7 +6,8 @@
  * system whether a checkout exists.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { diffSections } from '../../src/git/diff-sections.js';
 import { DiffTextCollector } from '../../src/git/diff-text-collector.js';
 import { GitError, RefMovedError, UnknownRefError, WorktreeMovedError } from '../../src/git/errors.js';
@@ -183,6 +184,17 @@ export class SimGit implements Git {
     const had = this.worktrees.delete(dir);
     rmSync(dir, { recursive: true, force: true });
     if (!had) throw new GitError('git', ['worktree', 'remove', dir], 128, 'not a working tree');
+  }
+
+  async exportTree(_repo: string, sha: string, dir: string): Promise<void> {
+    for (const [path, text] of this.get(sha).files) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+  }
+
+  async bindWorktree(_repo: string, dir: string): Promise<boolean> {
+    return this.worktrees.has(dir);
   }
 
   async cleanWorktree(dir: string): Promise<void> {

@@ -66,8 +66,9 @@ export function isolatedCommand(server: AgentModelServer, cli: string, netns: bo
 const homes: string[] = [];
 
 /** A private HOME for one CLI run (the CLIs write their state and sessions there). */
-function privateHome(prefix: string): string {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+function privateHome(prefix: string, under = tmpdir()): string {
+  mkdirSync(under, { recursive: true });
+  const home = mkdtempSync(join(under, prefix));
   homes.push(home);
   return home;
 }
@@ -115,8 +116,8 @@ export function claudeEnv(server: AgentModelServer): NodeJS.ProcessEnv {
  * (Responses API). No request retries of its own; one stream retry, so a 5xx shows
  * Codex's `Reconnecting... 1/1` event as it does in the field.
  */
-export function codexEnv(server: AgentModelServer): NodeJS.ProcessEnv {
-  const home = privateHome('revloop-codex-home-');
+export function codexEnv(server: AgentModelServer, homeUnder?: string): NodeJS.ProcessEnv {
+  const home = privateHome('revloop-codex-home-', homeUnder);
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome);
   writeFileSync(

@@ -22,7 +22,12 @@ export type ModelAnswer =
   /** An HTTP error status with the protocol's error body. */
   | { kind: 'status'; status: number; errorType?: string; message?: string }
   /** The stream starts, then nothing more is sent until the client goes away. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /**
+   * A call of one of the CLI's own tools (Claude Code's `Read`, `Write`; Codex's
+   * `exec_command`), its input made from the CLI's working directory (read from the request).
+   */
+  | { kind: 'tool'; name: string; input: (cwd: string) => Record<string, unknown> };
 
 export const answers = {
   ok: (text: string, servedModel?: string): ModelAnswer =>
@@ -35,7 +40,18 @@ export const answers = {
     ...(message ? { message } : {}),
   }),
   hang: (): ModelAnswer => ({ kind: 'hang' }),
+  tool: (name: string, input: (cwd: string) => Record<string, unknown>): ModelAnswer => ({
+    kind: 'tool',
+    name,
+    input,
+  }),
 };
+
+/** The working directory a CLI tells its model: Claude Code's environment section, Codex's `<cwd>`. */
+function cwdOf(body: string): string {
+  const m = /Primary working directory: ([^\n\\"]+)|<cwd>([^<]+)<\/cwd>/.exec(body);
+  return m?.[1] ?? m?.[2] ?? '.';
+}
 
 export interface ModelRequest {
   protocol: 'anthropic' | 'responses';
@@ -44,6 +60,8 @@ export interface ModelRequest {
   /** The CLI session that asked (one per CLI run): Claude Code's session id, Codex's thread id. */
   session: string | null;
   headers: Record<string, string | string[] | undefined>;
+  /** The request body as sent (a tool call's answer is made from it: the CLI's working directory). */
+  body: string;
 }
 
 export interface AgentModelServer {
@@ -90,8 +108,9 @@ export async function startAgentModelServer(): Promise<AgentModelServer> {
         return;
       }
       let model: string | null = null;
+      const raw = Buffer.concat(parts).toString('utf8');
       try {
-        const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown };
+        const body = JSON.parse(raw) as { model?: unknown };
         if (typeof body.model === 'string') model = body.model;
       } catch {
         // answered below; the model stays unknown
@@ -103,10 +122,11 @@ export async function startAgentModelServer(): Promise<AgentModelServer> {
         answer: answer?.kind ?? 'none',
         session: sessionOf(req),
         headers: { ...req.headers },
+        body: raw,
       });
       const a = answer ?? answers.status(500, 'api_error', 'loopback model server: nothing queued');
-      if (protocol === 'anthropic') answerAnthropic(res, a, model ?? 'unknown-model');
-      else answerResponses(res, a, model ?? 'unknown-model');
+      if (protocol === 'anthropic') answerAnthropic(res, a, model ?? 'unknown-model', raw);
+      else answerResponses(res, a, model ?? 'unknown-model', raw);
     });
   });
   // A CONNECT is a client using us as its HTTPS proxy for some other host: refuse it.
@@ -181,7 +201,7 @@ function sendStatus(
   res.end(JSON.stringify(body));
 }
 
-function answerAnthropic(res: ServerResponse, a: ModelAnswer, requested: string) {
+function answerAnthropic(res: ServerResponse, a: ModelAnswer, requested: string, body: string) {
   if (a.kind === 'status') return sendStatus(res, 'anthropic', a);
   const model = a.kind === 'ok' && a.servedModel ? a.servedModel : requested;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -200,19 +220,35 @@ function answerAnthropic(res: ServerResponse, a: ModelAnswer, requested: string)
     },
   });
   if (a.kind === 'hang') return;
+  const endMessage = (stopReason: string, outputTokens: number) => {
+    send('content_block_stop', { index: 0 });
+    send('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    });
+    send('message_stop', {});
+    res.end();
+  };
+  if (a.kind === 'tool') {
+    const id = `toolu_loopback_${++toolCalls}`;
+    send('content_block_start', {
+      index: 0,
+      content_block: { type: 'tool_use', id, name: a.name, input: {} },
+    });
+    const json = JSON.stringify(a.input(cwdOf(body)));
+    for (const c of chunks(json))
+      send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: c } });
+    return endMessage('tool_use', 40);
+  }
   send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
   for (const c of chunks(a.text))
     send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: c } });
-  send('content_block_stop', { index: 0 });
-  send('message_delta', {
-    delta: { stop_reason: 'end_turn', stop_sequence: null },
-    usage: { output_tokens: 80 },
-  });
-  send('message_stop', {});
-  res.end();
+  endMessage('end_turn', 80);
 }
 
-function answerResponses(res: ServerResponse, a: ModelAnswer, requested: string) {
+let toolCalls = 0;
+
+function answerResponses(res: ServerResponse, a: ModelAnswer, requested: string, body: string) {
   if (a.kind === 'status') return sendStatus(res, 'responses', a);
   const served = a.kind === 'ok' && a.servedModel ? a.servedModel : requested;
   // Codex compares the `openai-model` header with the model it asked for and reports a reroute.
@@ -234,6 +270,34 @@ function answerResponses(res: ServerResponse, a: ModelAnswer, requested: string)
   };
   send('response.created', { response });
   if (a.kind === 'hang') return;
+  const usage = {
+    input_tokens: 1200,
+    output_tokens: 80,
+    total_tokens: 1280,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+  };
+  if (a.kind === 'tool') {
+    const n = ++toolCalls;
+    const args = JSON.stringify(a.input(cwdOf(body)));
+    const call = {
+      id: `fc_loopback_${n}`,
+      type: 'function_call',
+      call_id: `call_loopback_${n}`,
+      name: a.name,
+    };
+    send('response.output_item.added', {
+      output_index: 0,
+      item: { ...call, arguments: '', status: 'in_progress' },
+    });
+    send('response.function_call_arguments.delta', { output_index: 0, item_id: call.id, delta: args });
+    send('response.function_call_arguments.done', { output_index: 0, item_id: call.id, arguments: args });
+    const done = { ...call, arguments: args, status: 'completed' };
+    send('response.output_item.done', { output_index: 0, item: done });
+    send('response.completed', { response: { ...response, status: 'completed', output: [done], usage } });
+    res.end();
+    return;
+  }
   const item = {
     id: 'msg_loopback',
     type: 'message',
@@ -253,13 +317,7 @@ function answerResponses(res: ServerResponse, a: ModelAnswer, requested: string)
       ...response,
       status: 'completed',
       output: [item],
-      usage: {
-        input_tokens: 1200,
-        output_tokens: 80,
-        total_tokens: 1280,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens_details: { reasoning_tokens: 0 },
-      },
+      usage,
     },
   });
   res.end();

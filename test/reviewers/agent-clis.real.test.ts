@@ -41,7 +41,10 @@ import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import {
   baseConfig,
   ensureBuilt,
+  FIXED_FILE,
+  findings,
   makeReviewRepo,
+  pass as passReply,
   type ReviewRepo,
   raceFinding,
   runCli,
@@ -72,6 +75,7 @@ const found = {
 // A deadline long enough for a slow, shared machine; only the hang case meets it.
 const CALL_MS = 90_000;
 const HANG_MS = 8_000;
+const FIXER_HOMES = '/var/tmp/revloop-agent-homes';
 
 type Cli = 'claude-code' | 'codex';
 
@@ -245,6 +249,43 @@ describe.skipIf(!clis.found)(
           const sessions = new Set(server.requests.slice(before).map((q) => q.session));
           expect(sessions.size).toBe(2);
           expect(server.pending()).toBe(0);
+        }, 240_000);
+
+        it('as the fixer through `revloop review`: its edit lands in the fix commit and the run ends clear', async () => {
+          const r = await makeReviewRepo({
+            config: (agent) => baseConfig(agent, { fixer: cfgOf(cli) }),
+          });
+          reviewRepos.push(r);
+          r.plan({ reviewer: [{ round: 1, reply: findings(raceFinding()) }, { reply: passReply }] });
+          const path = (cwd: string) => join(cwd, 'src', 'calc.js');
+          // The edit through the CLI's own tools: Claude Code reads, then writes; Codex runs a command.
+          server.push(
+            ...(cli === 'claude-code'
+              ? [
+                  answers.tool('Read', (cwd) => ({ file_path: path(cwd) })),
+                  answers.tool('Write', (cwd) => ({ file_path: path(cwd), content: FIXED_FILE })),
+                ]
+              : [
+                  answers.tool('exec_command', () => ({
+                    cmd: `cat > src/calc.js <<'EOF'\n${FIXED_FILE}EOF\n`,
+                  })),
+                ]),
+            answers.json({ disputed: [] }),
+          );
+          // Codex runs a command through its own Linux sandbox, whose helper it will not install
+          // under a temp dir: its home is then elsewhere.
+          const env = cli === 'codex' ? codexEnv(server, FIXER_HOMES) : envOf(cli);
+          const res = await runCli(['review', '--head', 'topic', '--json'], {
+            cwd: r.dir,
+            env: testEnv(env),
+            timeoutMs: 180_000,
+          });
+          expect(res.json, res.stdout + res.stderr).toMatchObject({ status: 'completed', outcome: 'clear' });
+          expect(res.code, res.stderr).toBe(0);
+          expect(server.pending()).toBe(0);
+          const head = String((res.json as { finalHead?: unknown }).finalHead ?? '');
+          expect(head).not.toBe(r.head);
+          expect(r.repo.git(['show', `${head}:src/calc.js`])).toBe(FIXED_FILE.replace(/\n$/, ''));
         }, 240_000);
       });
     }

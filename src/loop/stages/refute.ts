@@ -53,6 +53,7 @@ export async function refuteStage(
         claim: f.reported,
         instructions: refuter.cfg.instructions,
       });
+      const reader = checkout.call(refuter.reviewer);
       const res = await callAgent(ctx, lease, {
         role: 'refuter',
         name: refuter.name,
@@ -62,7 +63,13 @@ export async function refuteStage(
         reviewer: refuter.reviewer,
         head: ctx.run.head,
         repoDir: ctx.worktree,
-        beforeAttempt: checkout.beforeAttempt(refuter.reviewer),
+        beforeAttempt: reader.beforeAttempt,
+        afterAttempt: reader.afterAttempt,
+        finish: async (reply) => {
+          const wrote = reader.wrote();
+          if (wrote) throw new Error(wrote);
+          return reply;
+        },
       });
       if (!res.ok)
         throw new RunEnd(endForCallFailure(res.class, 'refuter', `refuter: ${res.detail}`, res.attempts > 1));
