@@ -79,6 +79,8 @@ export interface AgentDefinition {
   baseURL?: string | undefined;
   promptTemplateDigest: string;
   criteriaDigest: string;
+  /** The digest of each repository file its command or script names, at the config's commit. */
+  files?: Readonly<Record<string, string | null>> | undefined;
 }
 
 export const agentIdentity = (d: AgentDefinition, hash: (s: string) => string): string =>

@@ -17,7 +17,13 @@ import { commonGitDir, poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
-import { type LoadedConfig, loadConfigAt, protectedPaths } from './config-loader.js';
+import {
+  agentFileDigests,
+  agentFiles,
+  type LoadedConfig,
+  loadConfigAt,
+  protectedPaths,
+} from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { ConfigLoadError, NothingToReviewError } from './errors.js';
 
@@ -96,18 +102,32 @@ function spec(
   name: string,
   cfg: AgentConfig | ReviewerConfig,
   template: string,
-  criteriaDigest: string,
+  defined: { criteriaDigest: string; fileDigests?: ReadonlyMap<string, string | null> | undefined },
   hash: (s: string) => string,
 ): ReviewerSpec {
   const promptTemplateDigest = hash(`${template}\n${cfg.instructions ?? ''}`);
   const { adapter, command, script, model, baseURL } = cfg;
+  const named = agentFiles(cfg);
+  const files =
+    defined.fileDigests && named.length > 0
+      ? Object.fromEntries(named.map((p) => [p, defined.fileDigests?.get(p) ?? null]))
+      : undefined;
   return {
     name,
     adapter,
     model,
     promptTemplateDigest,
     identityDigest: agentIdentity(
-      { adapter, command, script, model, baseURL, promptTemplateDigest, criteriaDigest },
+      {
+        adapter,
+        command,
+        script,
+        model,
+        baseURL,
+        promptTemplateDigest,
+        criteriaDigest: defined.criteriaDigest,
+        files,
+      },
       hash,
     ),
   };
@@ -118,8 +138,11 @@ export function buildSnapshot(
   loaded: LoadedConfig,
   extra: { change: string; diffDigest: string; configFrom: 'base' | 'head'; settlementsDigest: string },
   hash: (s: string) => string,
+  /** agentFileDigests of the config (absent: agents' identities leave their files out). */
+  fileDigests?: ReadonlyMap<string, string | null>,
 ): Snapshot {
   const c: Config = loaded.config;
+  const defined = { criteriaDigest: loaded.criteriaDigest, fileDigests };
   return {
     repo: rev.repo,
     change: extra.change,
@@ -134,13 +157,11 @@ export function buildSnapshot(
     criteriaDigest: loaded.criteriaDigest,
     configDigest: loaded.configDigest,
     settlementsDigest: extra.settlementsDigest,
-    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, loaded.criteriaDigest, hash)),
+    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, defined, hash)),
     refuter: c.refuter
-      ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, loaded.criteriaDigest, hash)
+      ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, defined, hash)
       : null,
-    fixer: c.fixer
-      ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, loaded.criteriaDigest, hash)
-      : null,
+    fixer: c.fixer ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, defined, hash) : null,
     checks: c.checks.map((k) => ({ name: k.name, run: k.run })),
     protectedPaths: protectedPaths(loaded),
     policy: c.policy,
@@ -198,12 +219,14 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
       deps.git.diffRead(refs.repo, mb, refs.head, Number.POSITIVE_INFINITY, leavesOut(ignoreRulesOf(loaded))),
     ),
     refs.mergeBase.catch(() => undefined).then(() => deps.git.identity(refs.repo)),
+    // What defines each agent besides the config: the files its command names, at the config's commit.
+    config.then((loaded) => agentFileDigests(deps.git, refs.repo, loaded)),
   ] as const;
   for (const p of started) p.catch(() => undefined);
   const rev = { ...refs, mergeBase: await refs.mergeBase };
   // An empty diff is refused before anything else is judged: no run, no record (never a clear).
   if ((await started[1].catch(() => null))?.text === '') throw await nothingToReview(deps, req, rev);
-  const [loaded, diff, identity] = await Promise.all(started);
+  const [loaded, diff, identity, fileDigests] = await Promise.all(started);
   checkoutsOutside(deps, rev.repo, loaded.config.pool);
   const diffDigest = diff.digest;
   // The change is named as the user named it (`topic`, `origin/topic`); the snapshot freezes the full ref.
@@ -223,6 +246,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     loaded,
     { change, diffDigest, configFrom: req.configFrom, settlementsDigest },
     deps.hash,
+    fileDigests,
   );
   const sKey = snapshotKey(snapshot, deps.hash);
   const aKey = admissionKey(

@@ -114,16 +114,45 @@ export function protectedPaths(loaded: LoadedConfig): string[] {
   // With linguist attributes read, `.gitattributes` is part of the ignore list: editing it edits the config.
   if (c.review.ignoreLinguist) named.add(GITATTRIBUTES);
   const agents = [...c.reviewers, c.refuter, c.fixer].filter((a) => a !== undefined);
-  for (const a of agents) {
-    if (a.script && !a.script.startsWith('/')) named.add(normalizePath(a.script));
-    for (const arg of a.command ?? []) {
-      if (/^(\.\/)?[\w.-]+(\/[\w.-]+)+$/.test(arg) || /^[\w-]+\.(m?js|ts|py|sh|rb)$/.test(arg))
-        named.add(normalizePath(arg));
-    }
-  }
+  for (const a of agents) for (const path of agentFiles(a)) named.add(path);
   // A check's arguments are not among them: a slash in `npx eslint src/lib` names no file the
   // review trusts, and a check only ever adds evidence of progress, never a clear.
   return [...named].sort();
+}
+
+/** The repository files an agent's script or command names (what defines it besides the config). */
+export function agentFiles(a: {
+  script?: string | undefined;
+  command?: readonly string[] | undefined;
+}): string[] {
+  const out = new Set<string>();
+  if (a.script && !a.script.startsWith('/')) out.add(normalizePath(a.script));
+  for (const arg of a.command ?? []) {
+    if (/^(\.\/)?[\w.-]+(\/[\w.-]+)+$/.test(arg) || /^[\w-]+\.(m?js|ts|py|sh|rb)$/.test(arg))
+      out.add(normalizePath(arg));
+  }
+  return [...out].sort();
+}
+
+/**
+ * The digest of each repository file an agent of the config names, at the
+ * commit the config was read from (null: no such file there): part of each
+ * agent's identity, so a script edited under an unchanged config is another
+ * reviewer.
+ */
+export async function agentFileDigests(
+  git: Git,
+  repo: string,
+  loaded: LoadedConfig,
+): Promise<Map<string, string | null>> {
+  const c = loaded.config;
+  const paths = new Set([...c.reviewers, c.refuter, c.fixer].flatMap((a) => (a ? agentFiles(a) : [])));
+  const out = new Map<string, string | null>();
+  for (const path of [...paths].sort()) {
+    const bytes = await git.readFile(repo, loaded.source, path).catch(() => null);
+    out.set(path, bytes ? sha256(bytes) : null);
+  }
+  return out;
 }
 
 const GITATTRIBUTES = '.gitattributes';

@@ -62,4 +62,33 @@ describe('scope lock binds a pass to the reviewer identity', () => {
       await p.close();
     }
   });
+
+  it('the same config naming a script the base rewrote: another reviewer, which starts fresh', async () => {
+    const reply = (r: unknown) =>
+      `process.stdin.resume();\nprocess.stdin.on('end', () => process.stdout.write(${JSON.stringify(JSON.stringify(r))}));\n`;
+    const real = findings(oldLine('add does not check its inputs'));
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { reviewers: [{ name: 'rust', command: ['node', 'tools/rust.mjs'] }] }),
+      files: { 'tools/rust.mjs': reply(pass) },
+    });
+    repos.push(r);
+    const p = await inProcess(r.dir);
+    try {
+      const first = await review(p, r.dir, { change: 'PR-8' });
+      expect(first.report.run.outcome).toBe('clear');
+      // The base replaces the placeholder script with the real linter; the config is unchanged.
+      r.repo.git(['checkout', '-q', 'main']);
+      r.repo.write('tools/rust.mjs', reply(real));
+      r.repo.commit('rust: the real linter');
+      r.repo.git(['checkout', '-q', r.branch]);
+      r.repo.git(['merge', '-q', '--no-edit', 'main']);
+      r.repo.write('src/calc.js', HEAD_FILE.replace('return a - b;', 'return b - a;'));
+      r.repo.commit('push 2');
+      const second = await review(p, r.dir, { change: 'PR-8' });
+      expect(second.report.run).toMatchObject({ status: 'completed', outcome: 'findings' });
+      expect(second.report.findings.map((f) => [f.severity, f.gate])).toEqual([['MAJOR', { kind: 'kept' }]]);
+    } finally {
+      await p.close();
+    }
+  });
 });

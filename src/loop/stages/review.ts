@@ -6,6 +6,8 @@
  * the findings and the completion mark in one transaction.
  */
 import { type BrokenCheck, brokenChecks } from '../../core/check-blockers.js';
+import type { DiffSection } from '../../core/chunks.js';
+import { shownAsBinary, textHiddenAsBinary } from '../../core/hidden-text.js';
 import { blobDigest, linesDigest } from '../../core/judged-content.js';
 import { findingId } from '../../core/keys.js';
 import type { Lease } from '../../core/ledger.js';
@@ -18,7 +20,7 @@ import type { NewFinding } from '../../ports/store.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { reviewCalls, roundCoverage } from '../review-calls.js';
-import { chunkLimit, planReview } from '../review-plan.js';
+import { chunkLimit, planReview, type ReviewPlan } from '../review-plan.js';
 import type { RunContext } from '../run-context.js';
 import { besideNextCall } from '../side-work.js';
 import { checkoutForReaders } from '../worktree.js';
@@ -59,6 +61,7 @@ export async function reviewStage(
   const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
   const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
   ctx.noteBlobIds(head, plan.blobIds);
+  const hiddenRead = besideNextCall(ctx.sideWork, () => textShownAsBinary(ctx, head, sections, plan));
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
@@ -89,6 +92,8 @@ export async function reviewStage(
   const protectedEdited = await protectedRead.get();
   for (const path of protectedEdited)
     findings.push(protectedFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
+  for (const path of await hiddenRead.get())
+    findings.push(hiddenTextFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
   for (const broken of brokenChecks(checksOfRun(ctx, round), head))
     findings.push(brokenCheckFinding(ctx, round, head, broken));
 
@@ -201,6 +206,39 @@ function protectedFinding(
     line: 1,
     claim: `The change edits ${path}, which the review config names; only a named person can accept that.`,
     failureScenario: `A change that edits ${path} could relax its own review; revloop cannot judge that without a person.`,
+  });
+}
+
+/** The kept files of the revision git shows as binary that are text (core/hidden-text.ts). */
+async function textShownAsBinary(
+  ctx: RunContext,
+  head: string,
+  sections: readonly DiffSection[],
+  plan: Pick<ReviewPlan, 'isIgnored'>,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of sections) {
+    if (plan.isIgnored(s.path) !== null || !shownAsBinary(s.text)) continue;
+    const blob = await ctx.readBlobOnce(head, s.path).catch(() => null);
+    if (blob && textHiddenAsBinary(blob)) out.push(s.path);
+  }
+  return out;
+}
+
+/** A text file git showed as binary: its content reached no reviewer, so only a person can accept it. */
+function hiddenTextFinding(
+  ctx: RunContext,
+  round: number,
+  head: string,
+  path: string,
+  content: string,
+): NewFinding {
+  return controllerFinding(ctx, round, head, `hidden:r${round}:${path}`, content, {
+    severity: 'MAJOR',
+    file: path,
+    line: 1,
+    claim: `${path} is text with a NUL byte, which git shows as binary: no reviewer read its content; only a named person can accept it.`,
+    failureScenario: `Code in ${path} lands unreviewed: git's diff, and so every reviewer's prompt, said only that the file changed.`,
   });
 }
 
