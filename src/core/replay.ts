@@ -124,8 +124,11 @@ function replayReview(
     const verdict = verdictOf(fold, v.callKey, 'reviewer');
     return verdict ? [{ reviewer: v.reviewer, callKey: v.callKey, reply: verdict.reply }] : [];
   });
-  const { toGate, dropped } = findingsToGate(calls, replayed.droppedRule, (key, index) =>
-    findingId(run.id, key, index, fold.hash),
+  const { toGate, dropped } = findingsToGate(
+    calls,
+    replayed.droppedRule,
+    (key, index) => findingId(run.id, key, index, fold.hash),
+    fold.hash,
   );
   if (!same(dropped, review.dropped ?? []))
     return diverged(round, 'review', 'dropped findings', review.dropped, dropped);

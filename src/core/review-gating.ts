@@ -4,8 +4,10 @@
  * 17), and how each other one is gated (invariants 9 and 11) with its reason.
  * The live review stage and replay both call it, so they cannot gate apart.
  */
+import type { Hash } from './canonical-json.js';
 import { gateScenario } from './gating.js';
 import type { IgnoreMatcher } from './ignore.js';
+import { findingFingerprint } from './keys.js';
 import type { GateDecision } from './ledger.js';
 import { gateScope, type ScopeFacts } from './scope-lock.js';
 import type { DroppedFinding } from './stage-results.js';
@@ -36,20 +38,33 @@ export interface GatedFinding extends FindingToGate {
 
 /**
  * Splits the calls' findings into those dropped on an ignored path (with the
- * rule) and those to gate (with their stable ids), in recorded order.
+ * rule) and those to gate (with their stable ids), in recorded order. A
+ * reviewer's chunk calls each see the whole change's file list, so each may
+ * report the same finding on a file outside its chunk: one per fingerprint
+ * (keys.ts) is kept across a reviewer's calls, the first in recorded order.
  */
 export function findingsToGate(
   calls: readonly ReviewedCall[],
   ignoredBy: IgnoreMatcher,
   idOf: (callKey: string, index: number) => string,
+  hash: Hash,
 ): { toGate: FindingToGate[]; dropped: DroppedFinding[] } {
   const toGate: FindingToGate[] = [];
   const dropped: DroppedFinding[] = [];
+  // Fingerprint of a finding kept, and the call that reported it: the same call may name it twice.
+  const keptBy = new Map<string, string>();
   for (const { reviewer, callKey, reply } of calls) {
     for (const [index, reported] of reply.findings.entries()) {
       const rule = ignoredBy(reported.file);
-      if (rule !== null) dropped.push({ reviewer, callKey, index, file: reported.file, rule });
-      else toGate.push({ id: idOf(callKey, index), reviewer, callKey, index, reported });
+      if (rule !== null) {
+        dropped.push({ reviewer, callKey, index, file: reported.file, rule });
+        continue;
+      }
+      const print = findingFingerprint(reviewer, reported.file, reported.claim, hash);
+      const first = keptBy.get(print);
+      if (first !== undefined && first !== callKey) continue;
+      keptBy.set(print, callKey);
+      toGate.push({ id: idOf(callKey, index), reviewer, callKey, index, reported });
     }
   }
   return { toGate, dropped };

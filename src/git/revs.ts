@@ -182,7 +182,9 @@ export function revOps(
     async pathKind(repo, sha, path) {
       assertRev(repo, sha);
       const res = await run.exec(repo, ['cat-file', '-t', `${sha}:${path}`]);
-      if (res.code !== 0) return null;
+      // A submodule's commit is in its own repository, rarely in this one: cat-file cannot
+      // look it up, but its parent tree names it, as a `commit` entry (mode 160000).
+      if (res.code !== 0) return (await gitlinkAt(run, repo, sha, path)) ? 'submodule' : null;
       const t = text(res.stdout);
       return t === 'blob' ? 'file' : t === 'tree' ? 'directory' : t === 'commit' ? 'submodule' : null;
     },
@@ -236,6 +238,18 @@ export function revOps(
     },
   };
   return ops;
+}
+
+/** Whether `path` at commit `sha` is a gitlink: an entry of its parent tree (read whole, never a pathspec). */
+async function gitlinkAt(run: GitRunner, repo: string, sha: string, path: string): Promise<boolean> {
+  const cut = path.lastIndexOf('/');
+  const res = await run.exec(repo, ['ls-tree', '-z', `${sha}:${cut < 0 ? '' : path.slice(0, cut)}`]);
+  if (res.code !== 0) return false;
+  const name = path.slice(cut + 1);
+  return res.stdout
+    .toString('utf8')
+    .split('\0')
+    .some((e) => e.startsWith('160000 commit ') && e.slice(e.indexOf('\t') + 1) === name);
 }
 
 async function isShallowRepo(run: GitRunner, repo: string): Promise<boolean> {

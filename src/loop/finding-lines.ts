@@ -3,6 +3,8 @@
  * every finding's file exists there and its lines are within it (the pure
  * rule is core/finding-lines.ts). A reply that fails is `malformed`: the run
  * fails, the call is not retried, nothing of it blocks or reaches the fixer.
+ * A submodule at the revision is a path a change can bump and a reviewer can
+ * remark on: it has no lines, so a finding on it has line 1 (the whole of it).
  */
 import { findingLinesProblem, lineCount } from '../core/finding-lines.js';
 import { reviewerReplySchema } from '../core/replies.js';
@@ -10,7 +12,7 @@ import { MalformedReplyError } from './errors.js';
 import type { RunContext } from './run-context.js';
 
 export async function checkFindingLines(
-  ctx: Pick<RunContext, 'readBlob'>,
+  ctx: Pick<RunContext, 'readBlob' | 'deps'>,
   revision: string,
   reply: unknown,
 ): Promise<unknown> {
@@ -26,7 +28,9 @@ export async function checkFindingLines(
     await Promise.all(
       files.map(async (f) => {
         const blob = await ctx.readBlob(revision, f);
-        return [f, blob === null ? null : lineCount(blob)] as const;
+        if (blob !== null) return [f, lineCount(blob)] as const;
+        const kind = await ctx.deps.git.pathKind?.(ctx.deps.repoRoot, revision, f).catch(() => null);
+        return [f, kind === 'submodule' ? 0 : null] as const;
       }),
     ),
   );

@@ -17,6 +17,7 @@ import { findingsToGate, gateFindings } from '../../src/core/review-gating.js';
 import { CONTROLLER_REVIEWER, isBlocker } from '../../src/core/run-report.js';
 import { completedEnd, type TerminalEnd } from '../../src/core/run-state.js';
 import type { ReportedFinding, Severity } from '../../src/core/types.js';
+import { sha256 } from '../../src/io/hash.js';
 
 export const FILE = 'src/cart.ts';
 export const CRITERIA = '- R1: totals are integer cents\n- R2: retries are bounded';
@@ -145,6 +146,7 @@ export function runLoop(cfg: ModelConfig, world: World, maxRounds = 100): ModelT
       calls,
       () => null,
       (key, i) => `${key}#${i}`,
+      sha256,
     );
     const raiseOf = new Map<string, Raise>();
     for (const g of gateFindings(toGate, {}, CRITERIA, POLICY)) {

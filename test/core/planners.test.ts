@@ -6,6 +6,7 @@ import { refutationOf, refutationTargets } from '../../src/core/refute-plan.js';
 import { findingsToGate, gateFindings } from '../../src/core/review-gating.js';
 import { CONTROLLER_REVIEWER } from '../../src/core/run-report.js';
 import type { ReportedFinding } from '../../src/core/types.js';
+import { sha256 } from '../../src/io/hash.js';
 
 const CRITERIA = '- R1: totals are integer cents';
 const SCENARIO = 'when the cart is empty, total() returns NaN and the order is charged 0';
@@ -33,13 +34,31 @@ describe('review planner: reported findings + policy + scope facts -> gated find
     },
   ];
   const ignored = (p: string) => (p.startsWith('vendor/') ? 'vendor/**' : null);
-  const { toGate, dropped } = findingsToGate(calls, ignored, (k, i) => `${k}#${i}`);
+  const { toGate, dropped } = findingsToGate(calls, ignored, (k, i) => `${k}#${i}`, sha256);
 
   it('drops a finding on an ignored path with its rule, and ids the rest in recorded order', () => {
     expect(dropped).toEqual([
       { reviewer: 'a', callKey: 'ka', index: 1, file: 'vendor/x.js', rule: 'vendor/**' },
     ]);
     expect(toGate.map((g) => g.id)).toEqual(['ka#0', 'kb#0']);
+  });
+
+  it("keeps one per fingerprint across a reviewer's calls (chunks), not within one call nor across reviewers", () => {
+    const call = (reviewer: string, callKey: string, n: number) => ({
+      reviewer,
+      callKey,
+      reply: {
+        verdict: 'findings' as const,
+        findings: Array.from({ length: n }, (_, i) => f({ line: i + 1 })),
+      },
+    });
+    const got = findingsToGate(
+      [call('a', 'c0', 2), call('a', 'c1', 1), call('b', 'c2', 1)],
+      () => null,
+      (k, i) => `${k}#${i}`,
+      sha256,
+    );
+    expect(got.toGate.map((g) => g.id)).toEqual(['c0#0', 'c0#1', 'c2#0']);
   });
 
   it.each([

@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findingLinesProblem, lineCount } from '../../src/core/finding-lines.js';
+import { makeRepo } from '../helpers/git-repo.js';
 import {
   baseConfig,
   ensureBuilt,
@@ -110,6 +111,50 @@ describe('a finding the revision does not have', () => {
       expect(report.findings.map((f) => f.round)).toEqual([1]);
     } finally {
       await p.close();
+    }
+  });
+});
+
+describe('a finding on a submodule the change bumps', () => {
+  it('is a valid finding on the path (line 1: the whole of it), recorded, not a malformed reply', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    // A second repository, added on main as a real submodule, then bumped on the branch.
+    const lib = await makeRepo();
+    try {
+      lib.write('lib.c', 'int v = 1;\n');
+      lib.commit('lib one');
+      r.repo.git(['checkout', '-q', 'main']);
+      r.repo.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib']);
+      r.repo.commit('add the lib submodule');
+      r.repo.git(['checkout', '-q', 'topic']);
+      r.repo.git(['merge', '-q', '--no-edit', 'main']);
+      lib.write('lib.c', 'int v = 2;\n');
+      const bumped = lib.commit('lib two');
+      r.repo.git(['-C', 'vendor/lib', 'fetch', '-q', 'origin']);
+      r.repo.git(['-C', 'vendor/lib', 'checkout', '-q', bumped]);
+      r.repo.commit('bump the lib');
+      expect(r.repo.git(['diff', '--name-only', 'main...topic'])).toMatch(/^vendor\/lib$/m);
+      const onSub = raceFinding({
+        file: 'vendor/lib',
+        line: 1,
+        endLine: undefined,
+        claim: 'the bump pulls in a lib whose deposit reads shared state without a lock',
+      });
+      r.plan({ reviewer: [{ reply: findings(onSub) }] });
+      const p = await inProcess(r.dir);
+      try {
+        const { report } = await review(p, r.dir);
+        expect(report.run, report.run.detail ?? '').toMatchObject({
+          status: 'completed',
+          outcome: 'findings',
+        });
+        expect(report.findings.map((f) => [f.reported.file, f.reported.line])).toEqual([['vendor/lib', 1]]);
+      } finally {
+        await p.close();
+      }
+    } finally {
+      await lib.cleanup();
     }
   });
 });

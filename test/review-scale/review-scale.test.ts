@@ -152,6 +152,36 @@ describe('point 2: the reviewers of a round run side by side', () => {
 describe('point 3: chunked review with coverage', () => {
   const change = Object.fromEntries(['a', 'b', 'c', 'd'].map((t) => [`src/${t}.js`, body(t, 12)]));
 
+  it("a finding every chunk call repeats on one file (outside most calls' chunks) is recorded once, from the first call", async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { review: { chunkBytes: 1500 } }),
+      change,
+    });
+    repos.push(r);
+    const same = {
+      severity: 'MAJOR',
+      file: 'src/a.js',
+      line: 2,
+      claim: 'a0 and a1 are exported constants nothing locks',
+      failureScenario:
+        'two callers each import a1 and expect their own copy; a write by one is seen by the other',
+    };
+    r.plan({ reviewer: [{ reply: findings(same) }] });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      const calls = reviewOf(report).verdicts;
+      expect(calls.length).toBeGreaterThan(1);
+      expect(r.counts()).toEqual({ reviewer: calls.length });
+      expect(report.findings.map((f) => [f.reviewer, f.reported.file, f.reported.line])).toEqual([
+        ['correctness', 'src/a.js', 2],
+      ]);
+      expect(report.findings[0]?.callKey).toBe(calls[0]?.callKey);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('a diff over review.chunkBytes is split by file, each chunk its own key; coverage is in the round, the JSON and the record, and verify checks it', async () => {
     const r = await makeReviewRepo({
       config: (a) =>

@@ -73,8 +73,11 @@ export async function reviewStage(
     callKey: verdict.callKey,
     reply: verdict.reply,
   }));
-  const { toGate, dropped } = findingsToGate(calls, plan.isIgnored, (key, index) =>
-    findingId(ctx.run.id, key, index, ctx.deps.hash),
+  const { toGate, dropped } = findingsToGate(
+    calls,
+    plan.isIgnored,
+    (key, index) => findingId(ctx.run.id, key, index, ctx.deps.hash),
+    ctx.deps.hash,
   );
   const scope: Record<string, ScopeFacts> = {};
   const content: Record<string, string> = {};
