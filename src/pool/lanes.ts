@@ -13,17 +13,9 @@
  * already inside a subdirectory, or holding a file open, keeps reaching in;
  * the taker's reset and clean run after the move.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { registrationOf } from '../git/worktree-files.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { type LaneLock, tryLaneLock } from './lane-lock.js';
 
@@ -142,22 +134,14 @@ export function reusableAdmin(common: string, dir: string): string | null {
   return existsSync(join(admin, 'HEAD')) ? admin : null;
 }
 
-/** A checkout's registration under `<common>/worktrees/`, or null when it has none there. */
+/**
+ * A checkout's registration under `<common>/worktrees/`, or null when it has
+ * none there: found by the registration's own `gitdir`, never by the
+ * checkout's `.git`, which a role working there may have rewritten to name
+ * another lane's registration or a git dir of its own.
+ */
 function adminOf(common: string, dir: string): string | null {
-  try {
-    const dotGit = join(dir, '.git');
-    if (!statSync(dotGit).isFile()) return null;
-    const admin = resolve(
-      dir,
-      readFileSync(dotGit, 'utf8')
-        .replace(/^gitdir: /, '')
-        .trim(),
-    );
-    const rel = relative(join(common, 'worktrees'), admin);
-    return rel && !rel.startsWith('..') && !rel.includes(sep) ? admin : null;
-  } catch {
-    return null;
-  }
+  return registrationOf(common, dir);
 }
 
 /** Deletes a lane checkout and its registration (what `git worktree remove --force --force` does, locked or not). */

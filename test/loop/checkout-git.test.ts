@@ -87,7 +87,32 @@ const ok = fs.readFileSync('src/calc.js', 'utf8') === process.argv[1];
 process.stdout.write(JSON.stringify(ok ? { verdict: 'pass', findings: [] } : { verdict: 'findings', findings: [${JSON.stringify(raceFinding())}] }));
 `;
 
+// A reviewer that edits a tracked file and points `.git` at a git dir of its own with a clean
+// filter: a status that discovered the repository from the checkout would run the filter.
+const HOSTILE_REVIEWER = HOSTILE_FIXER.replace(
+  'process.stdout.write(JSON.stringify({ disputed: [] }));',
+  "process.stdout.write(JSON.stringify({ verdict: 'pass', findings: [] }));",
+);
+
 describe('reviewers read exactly the revision under review', () => {
+  it("a reviewer that rewrites .git: revloop's status never runs its filter, and its call fails", async () => {
+    const marker = join(scratch, 'reviewer-filter-ran');
+    const r = await makeReviewRepo({
+      config: () => baseConfig({ command: [process.execPath, '-e', HOSTILE_REVIEWER, marker, FIXED_FILE] }),
+    });
+    repos.push(r);
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(existsSync(marker), 'the clean filter the reviewer defined ran').toBe(false);
+      expect(report.run.outcome).not.toBe('clear');
+      expect(report.run.detail ?? '').toContain('its checkout changed during the call');
+      expect(report.run.detail ?? '').toContain('.git');
+    } finally {
+      await p.close();
+    }
+  });
+
   for (const concurrency of [1, 2]) {
     it(`a reviewer that rewrites the file under review fails its call, so the run never ends clear (concurrency ${concurrency})`, async () => {
       const r = await makeReviewRepo({

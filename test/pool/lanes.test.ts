@@ -5,10 +5,11 @@
  * holds, with their registrations.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeLane } from '../../src/pool/lanes.js';
+import { reusableAdmin, takeLane } from '../../src/pool/lanes.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { ensureBuilt, ROOT, runCli, testEnv } from '../loop/helpers.js';
 
@@ -109,5 +110,23 @@ describe('pool leases', () => {
     expect(listed).not.toContain(second.dir);
     expect(listed).toContain(held.dir);
     expect(existsSync(join(pool, 'lane-1.lock')), 'lock files stay').toBe(true);
+  });
+});
+
+describe("a lane's registration", () => {
+  it("is found from the repository's records, never from the .git a role rewrote in the checkout", async () => {
+    const r = await repoWithCommit();
+    const common = realpathSync(join(r.dir, '.git'));
+    const out = realpathSync(mkdtempSync(join(tmpdir(), 'revloop-lanes-')));
+    const [a, b] = [join(out, 'lane-0-ra-1'), join(out, 'lane-1-rb-1')];
+    r.git(['worktree', 'add', '-q', '--detach', a]);
+    r.git(['worktree', 'add', '-q', '--detach', b]);
+    const own = reusableAdmin(common, a);
+    const other = reusableAdmin(common, b);
+    expect(own).not.toBeNull();
+    expect(own).not.toBe(other);
+    // A role in lane 0 points its checkout at lane 1's registration.
+    writeFileSync(join(a, '.git'), `gitdir: ${other}\n`);
+    expect(reusableAdmin(common, a)).toBe(own);
   });
 });
