@@ -1,6 +1,6 @@
 /** The JSON shape `review`, `resume` and `status RUN` print (README, "review --json"). */
 import type { RunReport } from '../core/run-report.js';
-import { roundLog } from '../core/run-report.js';
+import { fixNoteField, roundLog } from '../core/run-report.js';
 import { type ReviewResult, reviewerVerdicts, stage } from '../core/stage-results.js';
 import { unansweredReviewers } from '../report/terminal.js';
 
@@ -42,6 +42,8 @@ export function runJson(report: RunReport, recordPath: string | null) {
         // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
         coverage: review?.coverage ?? null,
         dropped: review?.dropped ?? [],
+        // A fix that changed nothing (no edit, or an edit that could not land) is said where the round is.
+        ...fixNoteField(report.stages, r.round),
         findings: r.findings.map((f) => {
           const row = report.findings.find((x) => x.id === f.id);
           return {

@@ -79,20 +79,33 @@ export function parseReply(
   }
   const res = reviewerReplySchema.safeParse(value);
   if (!res.success) return { ok: false, detail: problemOf(res.error) };
-  {
-    const reply: ReviewerReply = res.data;
-    const bad = reply.findings.findIndex((f) => !repoPathOk(f.file));
-    if (bad >= 0)
-      return {
-        ok: false,
-        detail: `$.findings.${bad}.file: path escapes the repository: ${reply.findings[bad]?.file}`,
-      };
-    if (reply.findings.some((f) => f.endLine !== undefined && f.endLine < f.line)) {
-      return { ok: false, detail: '$.findings: endLine before line' };
-    }
+  const reply: ReviewerReply = res.data;
+  const bad = reply.findings.findIndex((f) => !repoPathOk(f.file));
+  if (bad >= 0)
+    return {
+      ok: false,
+      detail: `$.findings.${bad}.file: path escapes the repository: ${reply.findings[bad]?.file}`,
+    };
+  if (reply.findings.some((f) => f.endLine !== undefined && f.endLine < f.line)) {
+    return { ok: false, detail: '$.findings: endLine before line' };
   }
-  return { ok: true, reply: res.data };
+  // Once, here: every later step (the line check, gating, fingerprints, the forge) sees git's spelling.
+  return {
+    ok: true,
+    reply: { ...reply, findings: reply.findings.map((f) => ({ ...f, file: repoPath(f.file) })) },
+  };
 }
+
+/**
+ * A path inside the repository as git spells it: `.` and empty segments left
+ * out, so a reviewer's `./tests/x.rs` or `src//a.rs` is the diff's
+ * `tests/x.rs` and `src/a.rs` (on the diff, one fingerprint).
+ */
+export const repoPath = (p: string): string =>
+  p
+    .split('/')
+    .filter((s) => s !== '.' && s !== '')
+    .join('/');
 
 /** The JSON path of the first problem, and what it is. */
 function problemOf(error: z.ZodError): string {

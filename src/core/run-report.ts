@@ -90,6 +90,8 @@ export interface RoundLogRound {
   /** The progress evidence and the decision ("fix" or the stop reason); null when no decision was recorded. */
   evidence: RoundLogEvidence | null;
   decision: string | null;
+  /** What the round's fix did when it changed nothing (fixNote); absent when it landed or there was none. */
+  fixNote?: string;
   findings: RoundLogFinding[];
 }
 
@@ -106,6 +108,28 @@ export interface RoundLog {
   stopWindow: number | null;
   shrinkRatio: number | null;
   rounds: RoundLogRound[];
+}
+
+/**
+ * What a round's fix did when it changed nothing, in the words every output
+ * of the round uses (the summary, the JSON, the round log), or null when its
+ * fix landed or it had none: a fixer that made no edit (refused by its tool,
+ * disputed every blocker), or an edit that could not land, must be said, or a
+ * run ending on its budget reads as if fixes were tried and failed.
+ */
+export function fixNote(stages: readonly StageRow[] | undefined, round: number): string | null {
+  const fix = stages && stage(stages, round, 'fix');
+  if (!fix) return null;
+  if (fix.notLanded) return `the fix did not land: ${fix.notLanded}`;
+  if (fix.commit !== null) return null;
+  const disputed = fix.disputes.length;
+  return `the fixer made no edit${disputed > 0 ? ` (it disputed ${disputed} blocker(s))` : ''}`;
+}
+
+/** `{ fixNote }` when the round's fix has one, else nothing: a landed fix adds no field. */
+export function fixNoteField(stages: readonly StageRow[] | undefined, round: number): { fixNote?: string } {
+  const note = fixNote(stages, round);
+  return note === null ? {} : { fixNote: note };
 }
 
 /** The decide stage recorded for `round` (parsed by its schema when read from the store). */
@@ -165,6 +189,7 @@ export function roundLog(
             }
           : null,
         decision: decide ? (decide.decision.kind === 'fix' ? 'fix' : decide.decision.stopReason) : null,
+        ...fixNoteField(report.stages, r.round),
         findings,
       };
     }),

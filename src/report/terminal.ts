@@ -1,6 +1,6 @@
 /** A plain-text run summary for the terminal: verdict line, then each round's findings by severity. */
 import { coverageSummary, uncovered } from '../core/coverage.js';
-import { isBlocker, type RunReport } from '../core/run-report.js';
+import { fixNote, isBlocker, type RunReport } from '../core/run-report.js';
 import { stage } from '../core/stage-results.js';
 import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
@@ -51,18 +51,10 @@ function coverageNote(report: Pick<RunReport, 'stages'>, round: number): string 
   ].join('');
 }
 
-/**
- * What the round's fix did when it changed nothing: a fixer that made no
- * edit (refused by its tool, disputed every blocker) must say so, or a run
- * ending on its budget reads as if fixes were tried and failed.
- */
+/** The round's fix note (core/run-report.ts), as one line of the summary. */
 export function fixerNote(report: Pick<RunReport, 'stages'>, round: number): string | null {
-  const fix = stage(report.stages, round, 'fix');
-  if (!fix) return null;
-  if (fix.notLanded) return `the fix did not land: ${oneLine(fix.notLanded)}`;
-  if (fix.commit !== null) return null;
-  const disputed = fix.disputes.length;
-  return `the fixer made no edit${disputed > 0 ? ` (it disputed ${disputed} blocker(s))` : ''}`;
+  const note = fixNote(report.stages, round);
+  return note === null ? null : oneLine(note);
 }
 
 /** Blockers of the round the refuter was not asked about (past `review.maxRefutedPerReply`): they stand. */

@@ -27,6 +27,14 @@ describe('reply schemas', () => {
     expect(parseReply('reviewer', { verdict: 'findings', findings: [] }).ok).toBe(false);
   });
 
+  it("spells a finding's path as git does: ./ and empty segments left out, nothing else", () => {
+    const files = ['./tests/x.rs', 'src//a/./b.rs', 'src/ünï côde/naïve file.rs'].map((file) => {
+      const r = parseReply('reviewer', { verdict: 'findings', findings: [{ ...finding, file }] });
+      return r.ok && 'findings' in r.reply ? r.reply.findings[0]?.file : null;
+    });
+    expect(files).toEqual(['tests/x.rs', 'src/a/b.rs', 'src/ünï côde/naïve file.rs']);
+  });
+
   it('rejects a finding whose path escapes the repository', () => {
     for (const file of ['../etc/passwd', '/etc/passwd', 'a/../../b', 'C:\\x']) {
       expect(isInsideRepo(file)).toBe(false);

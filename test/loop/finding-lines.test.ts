@@ -115,6 +115,22 @@ describe('a finding the revision does not have', () => {
   });
 });
 
+describe('a finding path as a reviewer writes it', () => {
+  it('./src/calc.js is stored once, as src/calc.js: the path the diff and every output use', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: findings(raceFinding({ file: './src/calc.js' })) }] });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run, report.run.detail ?? '').toMatchObject({ status: 'completed', outcome: 'findings' });
+      expect(report.findings.map((f) => f.reported.file)).toEqual(['src/calc.js']);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('a finding on a submodule the change bumps', () => {
   it('is a valid finding on the path (line 1: the whole of it), recorded, not a malformed reply', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });

@@ -23,9 +23,11 @@ import {
   inProcess,
   makeReviewRepo,
   pass,
+  type ReviewRepo,
   raceFinding,
   reposRemovedAfterAll,
   review,
+  runCli,
 } from './helpers.js';
 
 const repos = reposRemovedAfterAll();
@@ -65,20 +67,25 @@ describe("the user's tree while the fixer runs (point 17)", () => {
   });
 });
 
+/** A change that adds a submodule at vendor/lib (a gitlink; run checkouts leave it empty), and a fixer that edits inside it. */
+async function fixerInSubmodule(): Promise<ReviewRepo> {
+  const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
+  repos.push(r);
+  r.repo.write('.gitmodules', '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./lib\n');
+  r.repo.git(['update-index', '--add', '--cacheinfo', `160000,${r.base},vendor/lib`]);
+  r.repo.git(['add', '.gitmodules']);
+  r.repo.git(['commit', '-q', '-m', 'add a submodule']);
+  r.plan({
+    reviewer: [{ reply: findings(raceFinding()) }],
+    fixer: [{ write: { 'vendor/lib/src/fix.c': 'int fixed = 1;\n' }, reply: { disputed: [] } }],
+  });
+  return r;
+}
+
 describe('a fixer edit inside a submodule (point 18)', () => {
   it('does not land, says so by the submodule path, and counts as no progress in the round log and escalation', async () => {
-    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { fixer: a }) });
-    repos.push(r);
-    // The change adds a submodule at vendor/lib (a gitlink; run checkouts leave it empty).
-    r.repo.write('.gitmodules', '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./lib\n');
-    r.repo.git(['update-index', '--add', '--cacheinfo', `160000,${r.base},vendor/lib`]);
-    r.repo.git(['add', '.gitmodules']);
-    r.repo.git(['commit', '-q', '-m', 'add a submodule']);
+    const r = await fixerInSubmodule();
     const head = r.repo.git(['rev-parse', 'HEAD']);
-    r.plan({
-      reviewer: [{ reply: findings(raceFinding()) }],
-      fixer: [{ write: { 'vendor/lib/src/fix.c': 'int fixed = 1;\n' }, reply: { disputed: [] } }],
-    });
     const p = await inProcess(r.dir);
     try {
       const { report } = await review(p, r.dir);
@@ -102,6 +109,30 @@ describe('a fixer edit inside a submodule (point 18)', () => {
       expect(md).toMatch(/The fix of this round did not land/);
     } finally {
       await p.close();
+    }
+  });
+});
+
+describe('a fix that did not land, where the user looks', () => {
+  it('review, status, status --json, review --json and export --format rounds each say it of the round', async () => {
+    const r = await fixerInSubmodule();
+    const said = /the fix did not land: the fixer edited inside submodule vendor\/lib/;
+    const rev = await runCli(['review', '--head', 'topic'], { cwd: r.dir });
+    expect(rev.code, rev.stderr).toBe(1);
+    expect(rev.stdout).toMatch(said);
+    const runId = /revloop run (\S+):/.exec(rev.stdout)?.[1] ?? '';
+    const st = await runCli(['status', runId], { cwd: r.dir });
+    expect(st.stdout).toMatch(said);
+    const round1 = (json: Record<string, unknown> | null) =>
+      (json?.rounds as { round: number; fixNote?: string }[] | undefined)?.find((x) => x.round === 1);
+    for (const args of [
+      ['status', runId, '--json'],
+      ['review', '--head', 'topic', '--json'],
+      ['export', runId, '--format', 'rounds'],
+    ]) {
+      const res = await runCli(args, { cwd: r.dir });
+      expect(res.json, `${args.join(' ')}: ${res.stderr}`).not.toBeNull();
+      expect(round1(res.json)?.fixNote, args.join(' ')).toMatch(said);
     }
   });
 });
