@@ -104,6 +104,8 @@ export function cliEnv(machine: { tmp: string }, extra: NodeJS.ProcessEnv = {}):
   const env: NodeJS.ProcessEnv = { ...process.env, ...TEST_GIT_ENV, HOME: machine.tmp, TMPDIR: machine.tmp };
   for (const k of Object.keys(env))
     if (k.startsWith('REVLOOP_') || k.startsWith('SCALE_AGENT_')) delete env[k];
+  // The stand-in agent logs to this machine's temp dir, which a confined process does not see.
+  env.REVLOOP_CONFINE = 'off';
   return { ...env, ...extra };
 }
 

@@ -474,6 +474,20 @@ export function runStoreContract(
       expect((await store.listVerdicts(lease.runId)).map((x) => x.callKey)).toEqual(['ck-a']);
     });
 
+    it('keeps whether each attempt ran confined; an attempt begun without saying did not', async () => {
+      const lease = await running();
+      const a = { round: 1, stage: 'review' as const, role: 'reviewer' as const, reviewer: 'r' };
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-c', attemptNo: 1, confined: true });
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-u', attemptNo: 1, confined: false });
+      await store.beginAttempt(lease, { ...a, callKey: 'ck-n', attemptNo: 1 });
+      const rows = (await store.listAttempts(lease.runId)).map((r) => [r.callKey, r.confined]);
+      expect(rows.sort()).toEqual([
+        ['ck-c', true],
+        ['ck-n', false],
+        ['ck-u', false],
+      ]);
+    });
+
     describe('completeStage (invariant 5)', () => {
       it('commits the result, findings, refutations, disputes and run fields together', async () => {
         const lease = await running();

@@ -46,7 +46,8 @@ const evalOf = (file: string, against?: string): Promise<Evaluation> =>
     against,
     mode: 'review',
     window: 3,
-    env: { PATH: process.env.PATH, EVAL_CORPUS: file },
+    // Unconfined: the stand-in reviewer reads the corpus from the temp dir.
+    env: { PATH: process.env.PATH, EVAL_CORPUS: file, REVLOOP_CONFINE: 'off' },
     bootstrap: { seed: 1, resamples: 200, level: 0.95 },
   });
 
@@ -196,7 +197,7 @@ describe('revloop ui --eval', () => {
     writeFileSync(join(dir, 'x.json'), JSON.stringify({ corpus: 'c', primary: { label: 1 } }));
     const r = spawnSync(process.execPath, [builtCli(), 'ui', '--port', '0', '--eval', join(dir, 'x.json')], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH },
+      env: { PATH: process.env.PATH, REVLOOP_CONFINE: 'off' },
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
