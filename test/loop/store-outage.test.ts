@@ -17,7 +17,15 @@ import { MIGRATE_LOCK } from '../../src/store/postgres/migrate.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { type OwnCluster, startOwnCluster } from '../helpers/pg-cluster.js';
 import { withMethod } from '../helpers/with-method.js';
-import { baseConfig, inProcess, makeReviewRepo, pass, reposRemovedAfterAll, runCli } from './helpers.js';
+import {
+  type AgentStep,
+  baseConfig,
+  inProcess,
+  makeReviewRepo,
+  pass,
+  reposRemovedAfterAll,
+  runCli,
+} from './helpers.js';
 
 let cluster: OwnCluster;
 const repos = reposRemovedAfterAll();
@@ -56,17 +64,22 @@ async function untilRows(url: string, query: string, params: unknown[]): Promise
   }
 }
 
+/** A review repository on a fresh database of the cluster, its change admitted, the reviewer replying `step`. */
+async function admittedRun(step: AgentStep) {
+  const url = await freshDatabase();
+  const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+  repos.push(r);
+  r.plan({ reviewer: [step] });
+  const p = await inProcess(r.dir, { url });
+  const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
+  if (a.result.kind === 'deferred') throw new Error('deferred');
+  return { url, p, runId: a.result.run.id };
+}
+
 describe('a worker and an unavailable ledger', () => {
   it('waits out a server stopped mid-call and drives the run to a completed end with its record', async () => {
-    const url = await freshDatabase();
-    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
-    repos.push(r);
-    r.plan({ reviewer: [{ sleepMs: 500, reply: pass }] });
-    const p = await inProcess(r.dir, { url });
+    const { url, p, runId } = await admittedRun({ sleepMs: 500, reply: pass });
     try {
-      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
-      if (a.result.kind === 'deferred') throw new Error('deferred');
-      const runId = a.result.run.id;
       const events: string[] = [];
       let waiting!: () => void;
       const waited = new Promise<void>((res) => {
@@ -107,15 +120,8 @@ describe('a worker and an unavailable ledger', () => {
   }, 240_000);
 
   it('reads back a run whose ending write lost its answer, and writes the record it was owed', async () => {
-    const url = await freshDatabase();
-    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
-    repos.push(r);
-    r.plan({ reviewer: [{ reply: pass }] });
-    const p = await inProcess(r.dir, { url });
+    const { p, runId } = await admittedRun({ reply: pass });
     try {
-      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
-      if (a.result.kind === 'deferred') throw new Error('deferred');
-      const runId = a.result.run.id;
       // The COMMIT that ends the run went through; the connection died before its answer came back.
       let cut = false;
       const store = withMethod(p.store, 'finishRun', (finish) => async (...args) => {
@@ -141,15 +147,8 @@ describe('a worker and an unavailable ledger', () => {
   }, 240_000);
 
   it('gives up on a ledger that stays away past its patience, ending no run', async () => {
-    const url = await freshDatabase();
-    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
-    repos.push(r);
-    r.plan({ reviewer: [{ sleepMs: 500, reply: pass }] });
-    const p = await inProcess(r.dir, { url });
+    const { url, p, runId } = await admittedRun({ sleepMs: 500, reply: pass });
     try {
-      const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
-      if (a.result.kind === 'deferred') throw new Error('deferred');
-      const runId = a.result.run.id;
       const worker = runWorker(p.deps, { concurrency: 1, exitWhenIdle: true, storePatienceMs: 1_000 });
       await untilRows(url, "SELECT count(*) AS n FROM attempts WHERE run_id = $1 AND class = 'started'", [
         runId,
