@@ -10,6 +10,7 @@
  * byte-identical across reviewers and rounds of one revision, which is what
  * an endpoint's prompt cache matches on (issue 17, point 7).
  */
+import { unquotedNames } from './c-quote.js';
 import { type FileContext, renderFileContext } from './file-context.js';
 import type { ReportedFinding } from './types.js';
 
@@ -59,8 +60,8 @@ export function reviewerPrompt(p: ReviewerPromptInput): string {
     REVIEWER_RULES,
     `## Review criteria\n${p.criteria}`,
     p.part
-      ? `## Diff, part ${p.part.index + 1} of ${p.part.count}\nThe change is too large for one review; the other parts go to other calls. Judge only the files below.\n${p.diff}`
-      : `## Diff\n${p.diff}`,
+      ? `## Diff, part ${p.part.index + 1} of ${p.part.count}\nThe change is too large for one review; the other parts go to other calls. Judge only the files below.\n${unquotedNames(p.diff)}`
+      : `## Diff\n${unquotedNames(p.diff)}`,
     p.files ? renderFileContext(p.files) : '',
   ];
   const own = [
@@ -111,7 +112,7 @@ export function refuterPrompt(p: {
     REFUTER_RULES,
     p.instructions ?? '',
     `## Review criteria\n${p.criteria}`,
-    `${diffHeading('Diff', p.focus)}\n${p.diff}`,
+    `${diffHeading('Diff', p.focus)}\n${unquotedNames(p.diff)}`,
     p.files ? renderFileContext(p.files) : '',
     `${CALL_PART_HEADING}\n## The claim\nSeverity: ${c.severity}\nFile: ${c.file}:${c.line}${c.endLine ? `-${c.endLine}` : ''}\nClaim: ${c.claim}\nFailure scenario: ${c.failureScenario ?? '(none given)'}\nViolated clause: ${c.violatedClause ?? '(none given)'}`,
   ]
@@ -139,7 +140,7 @@ export function fixerPrompt(p: {
     p.instructions ?? '',
     `## Review criteria\n${p.criteria}`,
     `## Blockers to fix\n${list}`,
-    `${diffHeading('Diff under review', p.focus)}${p.focus ? ' The checkout holds every file.' : ''}\n${p.diff}`,
+    `${diffHeading('Diff under review', p.focus)}${p.focus ? ' The checkout holds every file.' : ''}\n${unquotedNames(p.diff)}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -128,7 +128,7 @@ function replayReview(
     calls,
     replayed.droppedRule,
     (key, index) => findingId(run.id, key, index, fold.hash),
-    fold.hash,
+    review.onePerFingerprint ? fold.hash : null,
   );
   if (!same(dropped, review.dropped ?? []))
     return diverged(round, 'review', 'dropped findings', review.dropped, dropped);

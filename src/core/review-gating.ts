@@ -47,7 +47,8 @@ export function findingsToGate(
   calls: readonly ReviewedCall[],
   ignoredBy: IgnoreMatcher,
   idOf: (callKey: string, index: number) => string,
-  hash: Hash,
+  /** Null: every finding (a review recorded before findings were folded by fingerprint). */
+  hash: Hash | null,
 ): { toGate: FindingToGate[]; dropped: DroppedFinding[] } {
   const toGate: FindingToGate[] = [];
   const dropped: DroppedFinding[] = [];
@@ -60,10 +61,12 @@ export function findingsToGate(
         dropped.push({ reviewer, callKey, index, file: reported.file, rule });
         continue;
       }
-      const print = findingFingerprint(reviewer, reported.file, reported.claim, hash);
-      const first = keptBy.get(print);
-      if (first !== undefined && first !== callKey) continue;
-      keptBy.set(print, callKey);
+      if (hash !== null) {
+        const print = findingFingerprint(reviewer, reported.file, reported.claim, hash);
+        const first = keptBy.get(print);
+        if (first !== undefined && first !== callKey) continue;
+        keptBy.set(print, callKey);
+      }
       toGate.push({ id: idOf(callKey, index), reviewer, callKey, index, reported });
     }
   }

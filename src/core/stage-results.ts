@@ -43,6 +43,11 @@ export interface ReviewResult {
   dropped?: DroppedFinding[];
   /** Paths the ignore rules match that the run's fixes edited: reviewed like any file (absent: none). */
   editedByFix?: string[];
+  /**
+   * A reviewer's findings were kept once per fingerprint across its calls (review-gating.ts);
+   * absent in reviews recorded before, which replay as they were recorded.
+   */
+  onePerFingerprint?: true;
   protectedEdited: string[];
   reviewsComplete: true;
 }

@@ -58,6 +58,7 @@ const reviewResultSchema: z.ZodType<ReviewResult> = z
     coverage: z.record(str, coverageSchema).optional(),
     dropped: z.array(droppedSchema).optional(),
     editedByFix: z.array(str).optional(),
+    onePerFingerprint: z.literal(true).optional(),
     protectedEdited: z.array(str),
     reviewsComplete: z.literal(true),
   })

@@ -4,7 +4,10 @@
  * functions over text, so the odd cases (quoted names, pure renames, binary
  * files, type changes) are tested without a repository.
  */
+import { unquote } from '../core/c-quote.js';
 import type { ChangedFile, FileHunks, Hunk } from '../ports/git.js';
+
+export { unquote };
 
 /**
  * Unchanged lines the canonical diff shows around each change (its `-U`):
@@ -34,34 +37,6 @@ export function changedFilesOf(patch: readonly PatchFile[]): ChangedFile[] {
     files.push({ path: f.path, oldPath: f.oldPath, status });
   }
   return files;
-}
-
-const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
-
-/**
- * Reads a C-quoted name (`"a/tab\there"`, octal bytes for non-ASCII) from the
- * start of `s`; returns the name and the rest after the closing quote.
- */
-export function unquote(s: string): { value: string; rest: string } {
-  const bytes: number[] = [];
-  let i = 1;
-  while (i < s.length && s[i] !== '"') {
-    const ch = s[i] as string;
-    if (ch !== '\\') {
-      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
-      i++;
-      continue;
-    }
-    const next = s[i + 1] ?? '';
-    if (/[0-7]/.test(next)) {
-      bytes.push(Number.parseInt(s.slice(i + 1, i + 4), 8));
-      i += 4;
-    } else {
-      bytes.push(ESCAPES[next] ?? next.charCodeAt(0));
-      i += 2;
-    }
-  }
-  return { value: Buffer.from(bytes).toString('utf8'), rest: s.slice(i + 1) };
 }
 
 /** A path that is C-quoted only when it needs to be (`rename from` lines). */

@@ -59,6 +59,14 @@ describe('review planner: reported findings + policy + scope facts -> gated find
       sha256,
     );
     expect(got.toGate.map((g) => g.id)).toEqual(['c0#0', 'c0#1', 'c2#0']);
+    // A review recorded before the fold (no hash): every finding, as it was recorded.
+    const before = findingsToGate(
+      [call('a', 'c0', 2), call('a', 'c1', 1)],
+      () => null,
+      (k, i) => `${k}#${i}`,
+      null,
+    );
+    expect(before.toGate.map((g) => g.id)).toEqual(['c0#0', 'c0#1', 'c1#0']);
   });
 
   it.each([

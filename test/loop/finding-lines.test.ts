@@ -131,6 +131,28 @@ describe('a finding path as a reviewer writes it', () => {
   });
 });
 
+describe('a non-ASCII path in prompts', () => {
+  it('the prompt carries src/ünï côde/naïve file.rs unquoted, and a finding citing it so is recorded', async () => {
+    const path = 'src/ünï côde/naïve file.rs';
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a),
+      change: { [path]: 'fn main() {\n    let total = 0;\n}\n' },
+    });
+    repos.push(r);
+    const onIt = raceFinding({ file: path, line: 2, endLine: undefined });
+    // Only a prompt that shows the path as the reviewer will cite it gets the finding.
+    r.plan({ reviewer: [{ when: `+++ b/${path}`, reply: findings(onIt) }, { reply: pass }] });
+    const p = await inProcess(r.dir);
+    try {
+      const { report } = await review(p, r.dir);
+      expect(report.run, report.run.detail ?? '').toMatchObject({ status: 'completed', outcome: 'findings' });
+      expect(report.findings.map((f) => f.reported.file)).toEqual([path]);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('a finding on a submodule the change bumps', () => {
   it('is a valid finding on the path (line 1: the whole of it), recorded, not a malformed reply', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });

@@ -114,6 +114,8 @@ export async function reviewStage(
     coverage: roundCoverage(ctx.reviewers, plan, got),
     dropped,
     ...(editedByFix.length > 0 ? { editedByFix } : {}),
+    // Only a chunked round has several calls of one reviewer to fold (an unchunked result reads as before).
+    ...(plan.chunks.length > 1 ? { onePerFingerprint: true as const } : {}),
     protectedEdited,
     reviewsComplete: true,
   };
