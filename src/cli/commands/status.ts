@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import type { RunRow } from '../../core/ledger.js';
@@ -44,6 +45,15 @@ function ownerGone(run: RunRow, now: number): string | null {
   return null;
 }
 
+/**
+ * A completed run whose signed record is not on this machine: its writer died
+ * between the ledger's end and the file, or it was written on another machine.
+ * The ledger holds what `resume` needs to write it here.
+ */
+function recordMissing(run: RunRow): boolean {
+  return run.status === 'completed' && (run.recordPath === null || !existsSync(run.recordPath));
+}
+
 const status: Command<Opts> = async (args, opts, io) => {
   const limit = Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1)
@@ -59,6 +69,8 @@ const status: Command<Opts> = async (args, opts, io) => {
         io.stdout(`${renderRunSummary(report)}\n`);
         const gone = ownerGone(run, deps.clock.now());
         if (gone) io.stdout(`${gone}; resume it with: ${io.self} resume ${run.id}\n`);
+        else if (recordMissing(run))
+          io.stdout(`its signed record is not on this machine; write it with: ${io.self} resume ${run.id}\n`);
         else if (!isTerminal(run.status) && run.leaseOwner) {
           io.stdout(
             `held by process ${run.leaseOwner.pid} on ${run.leaseOwner.host}, lease until ${new Date(run.leaseExpiresAt ?? 0).toISOString()}\n`,
@@ -79,6 +91,7 @@ const status: Command<Opts> = async (args, opts, io) => {
           stopReason: r.stopReason,
           reason: r.reason,
           ownerGone: ownerGone(r, deps.clock.now()) !== null,
+          recordMissing: recordMissing(r),
           rounds: r.roundsDone,
           costUsd: r.costUsd,
           createdAt: new Date(r.createdAt).toISOString(),
@@ -113,6 +126,10 @@ const status: Command<Opts> = async (args, opts, io) => {
       );
     for (const r of runs.filter((x) => ownerGone(x, now)))
       io.stdout(`run ${r.id} has no live owner; resume it with: ${io.self} resume ${r.id}\n`);
+    for (const r of runs.filter(recordMissing))
+      io.stdout(
+        `run ${r.id} completed without its signed record here; write it with: ${io.self} resume ${r.id}\n`,
+      );
     return 0;
   } finally {
     await store.close();
