@@ -37,7 +37,8 @@ describe('a completed run without its record here', () => {
     expect(listed.stdout).toContain(`run ${runId} completed without its signed record here; write it with:`);
     expect(listed.stdout).toContain(`resume ${runId}`);
     const json = await runCli(['status', '--json'], { cwd: r.dir });
-    expect((json.json?.runs as { recordMissing: boolean }[])[0]?.recordMissing).toBe(true);
+    const runs = (json.json?.runs ?? []) as { recordMissing: boolean }[];
+    expect(runs[0]?.recordMissing).toBe(true);
     const one = await runCli(['status', runId], { cwd: r.dir });
     expect(one.stdout).toContain('its signed record is not on this machine');
 
