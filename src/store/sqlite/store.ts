@@ -64,6 +64,7 @@ import {
 } from '../shared/rules.js';
 import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
+import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
 
 export interface SqliteStoreOptions {
@@ -92,6 +93,12 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   let db: Database.Database | undefined;
   try {
     const busy = opts.busyTimeoutMs ?? 5000;
+    const lost = lostLog(path);
+    if (lost)
+      throw new StoreCorruptError(
+        path,
+        `its write-ahead log ${path}-wal is ${lost.actual === 0 ? 'missing' : 'cut short'}: ${lost.actual} of the ${lost.expected} bytes its index ${path}-shm records, which hold its latest commits; put the log back, or move the ledger and both files aside to start a new one`,
+      );
     // A read of a ledger nobody has written (none yet, or an empty file with no log beside it)
     // reads an empty one in memory: `status` in a fresh clone must not make `.revloop/` appear.
     if (opts.readonly && !holdsLedger(path))
