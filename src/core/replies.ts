@@ -101,7 +101,7 @@ export function parseReply(
  * out, so a reviewer's `./tests/x.rs` or `src//a.rs` is the diff's
  * `tests/x.rs` and `src/a.rs` (on the diff, one fingerprint).
  */
-export const repoPath = (p: string): string =>
+const repoPath = (p: string): string =>
   p
     .split('/')
     .filter((s) => s !== '.' && s !== '')

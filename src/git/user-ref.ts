@@ -71,7 +71,7 @@ export async function resolveUserRef(git: RefGit, repo: string, rev: string, fla
  * branch (`origin/HEAD`), else `main`, else `master`, each by its full name;
  * null when none exists (a new repository).
  */
-export const DEFAULT_TRUSTED_REFS = ['refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master'];
+const DEFAULT_TRUSTED_REFS = ['refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master'];
 
 export async function defaultTrustedRef(git: RefGit, repo: string): Promise<UserRef | null> {
   const found = git.existingRefs ? await git.existingRefs(repo, DEFAULT_TRUSTED_REFS) : DEFAULT_TRUSTED_REFS;

@@ -19,7 +19,7 @@ import { ConfinementUnavailableError } from '../core/errors.js';
 import { findExecutable } from './executable.js';
 
 /** bubblewrap is looked for on the job's PATH (the trusted side's), as `bwrap`. */
-export const BWRAP = 'bwrap';
+const BWRAP = 'bwrap';
 
 export type ConfineMode = 'auto' | 'require' | 'off';
 const MODES: readonly ConfineMode[] = ['auto', 'require', 'off'];

@@ -51,7 +51,7 @@ export interface Admission {
  * The bases tried without --base, by full name: `main` alone would be read as a
  * tag `main` first (git's order), which a change's author can push.
  */
-export const DEFAULT_BASES = [
+const DEFAULT_BASES = [
   'refs/heads/main',
   'refs/heads/master',
   'refs/remotes/origin/main',

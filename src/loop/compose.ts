@@ -70,7 +70,7 @@ export interface TrustFrom {
 }
 
 /** The trusted commit of a command (null when the repository has none: a new repository). */
-export async function trustedCommit(
+async function trustedCommit(
   git: Git,
   repoRoot: string,
   from: TrustFrom = {},
@@ -207,9 +207,7 @@ function parseRaw(name: string, text: string): Record<string, unknown> | null {
  * The config in the working tree, parsed but not validated, and its file
  * name: only ever compared with the trusted choice, never used for one.
  */
-export function workingTreeConfig(
-  repoRoot: string,
-): { name: string; config: Record<string, unknown> } | null {
+function workingTreeConfig(repoRoot: string): { name: string; config: Record<string, unknown> } | null {
   for (const name of CONFIG_NAMES) {
     const p = join(repoRoot, name);
     if (!existsSync(p)) continue;

@@ -76,7 +76,7 @@ export function poolDir(
  * Refuses a directory for checkouts inside the repository's tree or its git
  * dir (by real path, so a symbolic link cannot hide it): one line, exit 12.
  */
-export function assertOutsideRepository(dir: string, repoRoot: string, common: string, what: string): void {
+function assertOutsideRepository(dir: string, repoRoot: string, common: string, what: string): void {
   const real = realPath(dir);
   for (const [root, name] of [
     [repoRoot, 'the repository'],

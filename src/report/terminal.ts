@@ -52,7 +52,7 @@ function coverageNote(report: Pick<RunReport, 'stages'>, round: number): string 
 }
 
 /** The round's fix note (core/run-report.ts), as one line of the summary. */
-export function fixerNote(report: Pick<RunReport, 'stages'>, round: number): string | null {
+function fixerNote(report: Pick<RunReport, 'stages'>, round: number): string | null {
   const note = fixNote(report.stages, round);
   return note === null ? null : oneLine(note);
 }

@@ -61,7 +61,7 @@ const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i;
  * `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN`), endpoint and model
  * settings (`ANTHROPIC_*`), and its switches (`CLAUDE_CODE_*`, `DISABLE_*`).
  */
-export const CLAUDE_CODE_GRANT: EnvGrant = {
+const CLAUDE_CODE_GRANT: EnvGrant = {
   names: [
     'CLAUDE_CONFIG_DIR',
     'DISABLE_AUTOUPDATER',
@@ -73,7 +73,7 @@ export const CLAUDE_CODE_GRANT: EnvGrant = {
 };
 
 /** Codex's own variables: its key and endpoint (`OPENAI_*` it reads), and `CODEX_*` (its home among them). */
-export const CODEX_GRANT: EnvGrant = {
+const CODEX_GRANT: EnvGrant = {
   names: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORGANIZATION', 'OPENAI_PROJECT'],
   prefixes: ['CODEX_'],
 };
