@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { ConfinementUnavailableError } from '../core/errors.js';
+import { ConfinementUnavailableError, UsageError } from '../core/errors.js';
 import { findExecutable } from './executable.js';
 
 /** bubblewrap is looked for on the job's PATH (the trusted side's), as `bwrap`. */
@@ -46,9 +46,8 @@ export interface ConfinedView {
 export function confineMode(env: NodeJS.ProcessEnv, requireFlag = false): ConfineMode {
   const raw = env.REVLOOP_CONFINE?.trim() || 'auto';
   if (!MODES.includes(raw as ConfineMode))
-    throw new ConfinementUnavailableError(
-      `REVLOOP_CONFINE=${JSON.stringify(raw)} refused: it must be auto, require or off`,
-    );
+    // A mistyped value is the user's input error (exit 2), not a missing runner; nothing runs either way.
+    throw new UsageError(`REVLOOP_CONFINE=${JSON.stringify(raw)} refused: it must be auto, require or off`);
   return requireFlag ? 'require' : (raw as ConfineMode);
 }
 
