@@ -10,7 +10,9 @@
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lease } from '../../src/core/ledger.js';
 import { admit } from '../../src/loop/admission.js';
+import type { DriveResult } from '../../src/loop/driver.js';
 import { runWorker } from '../../src/loop/operations.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { MIGRATE_LOCK } from '../../src/store/postgres/migrate.js';
@@ -141,6 +143,37 @@ describe('a worker and an unavailable ledger', () => {
       const run = await p.store.getRun(runId);
       expect(run).toMatchObject({ status: 'completed', outcome: 'clear' });
       expect(run?.recordPath && existsSync(run.recordPath)).toBe(true);
+    } finally {
+      await p.close();
+    }
+  }, 240_000);
+
+  it('a run taken over while its ledger was away is let go: the old owner writes nothing more (invariant 13)', async () => {
+    const { p, runId } = await admittedRun({ reply: pass });
+    try {
+      // The review's completion meets the outage; meanwhile another owner took the run over.
+      let taken: Lease | null = null;
+      const store = withMethod(p.store, 'completeStage', (complete) => async (...args) => {
+        if (taken) return complete(...args);
+        const run = await p.store.getRun(runId);
+        taken = await p.store.acquireLease(
+          runId,
+          { id: 'other-host:1:x', host: 'other-host', pid: 1 },
+          60_000,
+          run?.fencingToken,
+        );
+        throw new StoreUnavailableError('postgres://127.0.0.1/outage', 'Connection terminated unexpectedly');
+      });
+      const driven: DriveResult[] = [];
+      await runWorker(
+        { ...p.deps, store },
+        { concurrency: 1, exitWhenIdle: true, onRun: (d) => driven.push(d) },
+      );
+      expect(taken).not.toBeNull();
+      expect(driven.map((d) => d.detached)).toEqual(['fenced_out']);
+      const run = await p.store.getRun(runId);
+      expect(run).toMatchObject({ status: 'running', fencingToken: taken!.token });
+      expect(await p.store.listStages(runId)).toEqual([]);
     } finally {
       await p.close();
     }
