@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { canonicalJson } from '../core/canonical-json.js';
 import { UntrustedInputError } from '../core/errors.js';
@@ -283,13 +283,19 @@ export function composeDeps(o: ComposeOptions): LoopDeps {
   };
 }
 
+/** Where an embedded ledger's file lives (a `--store sqlite:` outside the repository is hidden too). */
+function ledgerDir(store: Store): string | null {
+  const path = store.kind === 'sqlite' ? (store as Store & { path?: unknown }).path : null;
+  return typeof path === 'string' && isAbsolute(path) ? dirname(path) : null;
+}
+
 /** The controller's confinement, decided on first use (a command that starts no process never probes). */
 function lazyConfinement(o: ComposeOptions): () => Confinement | null {
   let get: (() => Confinement | null) | null = null;
   return () => {
     get ??= confiner(
       confineMode(o.env, o.requireConfined),
-      () => hiddenFor(o.repoRoot),
+      () => hiddenFor(o.repoRoot, [ledgerDir(o.store)]),
       o.warn ?? ((line) => process.stderr.write(line)),
       o.env.PATH,
     );
