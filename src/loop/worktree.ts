@@ -195,7 +195,7 @@ const MAX_NAMED = 5;
  * background while they run, for the fixer and the checks after them, and
  * not at all when `neededLater` says no later stage reads it (no fixer, no
  * checks): a review of immutable commits by API reviewers needs no files on
- * disk, and on a 2,000-file change the checkout was a third of P9's time.
+ * disk, and on a 2,000-file change the checkout was a third of the bench's large-change time.
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(

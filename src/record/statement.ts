@@ -37,7 +37,7 @@ export interface ReviewPredicate {
   findings: RecordFinding[];
   costUsd: number;
   /**
-   * Issue 17: per reviewer, the files of the final review round's diff, those
+   * Per reviewer, the files of the final review round's diff, those
    * it reviewed and those ignored with their rule; `verify` refuses a record
    * in which a file not ignored went unreviewed. Absent in records of runs
    * without a review round, and in those made before coverage existed.

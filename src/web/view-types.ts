@@ -90,7 +90,7 @@ export interface RoundView {
    * if any part had some, with the count of parts.
    */
   verdicts: VerdictView[] | null;
-  /** What the review covered (issue 17); null for a round recorded before coverage existed. */
+  /** What the review covered; null for a round recorded before coverage existed. */
   coverage: CoverageView | null;
   findings: FindingView[];
   refuter: string | null;

@@ -56,7 +56,7 @@ export async function reviewStage(
   // commit that edits the config, the criteria or a protected file needs a person too): a read
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
-  // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
+  // The round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
   const editedByFix = await ctx.editedByFix(head);
   const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
   const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
