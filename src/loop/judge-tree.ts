@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import { cacheRoot, commonGitDir, repoId } from '../pool/location.js';
+import { commonGitDir } from '../git/dot-git.js';
+import { cacheRoot, repoId } from '../pool/location.js';
 import type { Git } from '../ports/git.js';
 
 export interface JudgeTree {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isTerminal } from '../../core/types.js';
+import { commonGitDir } from '../../git/dot-git.js';
 import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
@@ -10,7 +11,7 @@ import { sweepTempFiles } from '../../io/temp-sweep.js';
 import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
 import { sweepJudgeTrees } from '../../loop/judge-tree.js';
 import { sweepPool } from '../../pool/gc.js';
-import { commonGitDir, poolDir } from '../../pool/location.js';
+import { poolDir } from '../../pool/location.js';
 import type { Git } from '../../ports/git.js';
 import { type Command, printJson } from '../io.js';
 
