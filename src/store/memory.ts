@@ -16,6 +16,7 @@ import type {
   RunRow,
   Settlement,
 } from '../core/ledger.js';
+import { stageRank } from '../core/round-order.js';
 import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
@@ -45,7 +46,6 @@ import {
   copyJson,
   costWindowStart,
   limitVerdict,
-  STAGE_ORDER,
   sameJson,
 } from './shared/rules.js';
 
@@ -379,7 +379,7 @@ export class MemoryStore implements Store {
     return copyJson(
       this.stages
         .filter((s) => s.runId === runId)
-        .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
+        .sort((a, b) => a.round - b.round || stageRank(a.stage) - stageRank(b.stage)),
     ).map(parseStageRow);
   }
 

@@ -55,6 +55,7 @@ import {
   checkRunEnd,
   hasLimits,
   limitVerdict,
+  STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
@@ -75,7 +76,6 @@ const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
 const claimable = (repo: string): string => `(${statusIn([RunStatus.queued])}
     OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
   AND (${repo}::text IS NULL OR repo = ${repo}::text)`;
-const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
 const types = {
@@ -543,9 +543,9 @@ export class PostgresStore implements Store {
 
   async listStages(runId: string) {
     return this.guard(async () =>
-      (await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK}`, [runId])).map(
-        toStage,
-      ),
+      (
+        await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK_SQL}`, [runId])
+      ).map(toStage),
     );
   }
 

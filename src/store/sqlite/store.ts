@@ -59,6 +59,7 @@ import {
   costWindowStart,
   hasLimits,
   limitVerdict,
+  STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
@@ -86,7 +87,6 @@ const HELD = HELD_SQL;
 const CLAIMABLE = `(${statusIn([RunStatus.queued])}
   OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
   AND (? IS NULL OR repo = ?)`;
-const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
 
 /** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
@@ -596,7 +596,7 @@ export class SqliteStore implements Store {
 
   async listStages(runId: string) {
     return this.read(() =>
-      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
+      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK_SQL}`, runId).map(toStage),
     );
   }
 
