@@ -17,7 +17,7 @@ import type {
   Settlement,
 } from '../core/ledger.js';
 import { stageRank } from '../core/round-order.js';
-import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
+import { ACTIVE_STATUSES, assertTransition, isClaimable, KEY_HOLDING } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
@@ -144,10 +144,7 @@ export class MemoryStore implements Store {
 
   private claimable(now: number, repo: string | undefined): (RunRow & { seq: number })[] {
     return [...this.runs.values()].filter(
-      (r) =>
-        (repo === undefined || r.repo === repo) &&
-        (r.status === RunStatus.queued ||
-          (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
+      (r) => (repo === undefined || r.repo === repo) && isClaimable(r, now),
     );
   }
 

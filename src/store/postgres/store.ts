@@ -59,7 +59,7 @@ import {
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL } from '../shared/status-sql.js';
 import { mapPgFault } from './faults.js';
 import { ADMIT_LOCK, migratePostgres } from './migrate.js';
 
@@ -73,9 +73,7 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
 const HELD = HELD_SQL;
 const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
 /** The runs a claim may take; `repo` is the placeholder of the repository filter (null: any). */
-const claimable = (repo: string): string => `(${statusIn([RunStatus.queued])}
-    OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
-  AND (${repo}::text IS NULL OR repo = ${repo}::text)`;
+const claimable = (repo: string): string => claimableSql(NOW, `${repo}::text`);
 
 /** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
 const types = {
