@@ -55,7 +55,9 @@ describe('Git port: identity and currentBranch', () => {
       if (f === 'compose.ts') return false;
       const text = readFileSync(join(root, f), 'utf8');
       // dot-git reads git's files (the common dir of a checkout) and starts no process.
-      return /from '(\.\.\/)+git\/(?!errors|user-ref|dot-git)/.test(text) || /node:child_process|execa/.test(text);
+      return (
+        /from '(\.\.\/)+git\/(?!errors|user-ref|dot-git)/.test(text) || /node:child_process|execa/.test(text)
+      );
     });
     expect(offenders.map((f) => relative(root, join(root, f)))).toEqual([]);
   });
