@@ -11,21 +11,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roundLog } from '../../src/core/run-report.js';
+import type { RunReport } from '../../src/core/run-report.js';
 import type { ChecksResult } from '../../src/core/stage-results.js';
 import { probeBwrap } from '../../src/io/confine.js';
-import { escalationMarkdown } from '../../src/loop/escalation.js';
-import {
-  renderRunSummary,
-  toGithubAnnotations,
-  toJunit,
-  toMarkdown,
-  toRdjson,
-  toSarif,
-} from '../../src/report/index.js';
 import {
   baseConfig,
   ensureBuilt,
+  everyOutput,
   HEAD_FILE,
   inProcess,
   makeReviewRepo,
@@ -71,76 +63,58 @@ async function flagRepo(atBase: string, onChange: string): Promise<ReviewRepo> {
   return r;
 }
 
+/** One review in this process, its checks noting their runs in a log of their own. */
+async function reviewLogged(r: ReviewRepo): Promise<{ report: RunReport; checkRuns: number }> {
+  const log = newLog();
+  const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
+  try {
+    const { report } = await review(p, r.dir);
+    return { report, checkRuns: log.runs() };
+  } finally {
+    await p.close();
+  }
+}
+
 const round0 = (stages: { stage: string; round: number; result: unknown }[]) =>
   stages.find((s) => s.stage === 'checks' && s.round === 0)?.result as ChecksResult | undefined;
 
 describe('a check that passed at the base and fails on the change is a blocker', () => {
   it('the first revision breaks it, the reviewer passes: not clear, every output names the check', async () => {
     const r = await flagRepo('ok', 'broken');
-    const log = newLog();
-    const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
-    try {
-      const { report } = await review(p, r.dir);
-      expect(report.run).toMatchObject({
-        status: 'completed',
-        outcome: 'findings',
-        stopReason: 'awaiting_settlement',
-      });
-      // Checked once at the change, once at its base: recorded with round 0.
-      expect(log.runs()).toBe(2);
-      const checks = round0(report.stages);
-      expect(checks?.results.map((c) => c.passed)).toEqual([false]);
-      expect(checks?.base?.commit).toBe(r.base);
-      expect(checks?.base?.results.map((c) => [c.name, c.passed])).toEqual([['flag', true]]);
-      const blockers = report.findings.filter((f) => f.reviewer === 'revloop');
-      expect(blockers).toHaveLength(1);
-      expect(blockers[0]).toMatchObject({ round: 1, revision: r.head, severity: 'MAJOR' });
-      expect(blockers[0]?.reported.claim).toBe(
-        `${CLAIM} ${r.head.slice(0, 12)} (it exits 1); it passed at the base ${r.base.slice(0, 12)}.`,
-      );
-      expect(r.counts().fixer).toBeUndefined();
-      const outputs = {
-        terminal: renderRunSummary(report),
-        markdown: toMarkdown(report),
-        junit: toJunit(report),
-        json: JSON.stringify(roundLog(report)),
-        escalation: escalationMarkdown(report),
-        sarif: JSON.stringify(toSarif(report)),
-        rdjson: JSON.stringify(toRdjson(report)),
-        github: toGithubAnnotations(report),
-      };
-      for (const [name, text] of Object.entries(outputs)) expect(text, name).toContain(CLAIM);
-    } finally {
-      await p.close();
-    }
+    const { report, checkRuns } = await reviewLogged(r);
+    expect(report.run).toMatchObject({
+      status: 'completed',
+      outcome: 'findings',
+      stopReason: 'awaiting_settlement',
+    });
+    // Checked once at the change, once at its base: recorded with round 0.
+    expect(checkRuns).toBe(2);
+    const checks = round0(report.stages);
+    expect(checks?.results.map((c) => c.passed)).toEqual([false]);
+    expect(checks?.base?.commit).toBe(r.base);
+    expect(checks?.base?.results.map((c) => [c.name, c.passed])).toEqual([['flag', true]]);
+    const blockers = report.findings.filter((f) => f.reviewer === 'revloop');
+    expect(blockers).toHaveLength(1);
+    expect(blockers[0]).toMatchObject({ round: 1, revision: r.head, severity: 'MAJOR' });
+    expect(blockers[0]?.reported.claim).toBe(
+      `${CLAIM} ${r.head.slice(0, 12)} (it exits 1); it passed at the base ${r.base.slice(0, 12)}.`,
+    );
+    expect(r.counts().fixer).toBeUndefined();
+    for (const [name, text] of Object.entries(everyOutput(report))) expect(text, name).toContain(CLAIM);
   });
 
   it('failing at the base too is not the change’s doing: the run ends clear as before', async () => {
-    const r = await flagRepo('stale', 'stale too');
-    const log = newLog();
-    const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
-    try {
-      const { report } = await review(p, r.dir);
-      expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
-      expect(round0(report.stages)?.base?.results.map((c) => c.passed)).toEqual([false]);
-      expect(report.findings.filter((f) => f.reviewer === 'revloop')).toEqual([]);
-    } finally {
-      await p.close();
-    }
+    const { report } = await reviewLogged(await flagRepo('stale', 'stale too'));
+    expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+    expect(round0(report.stages)?.base?.results.map((c) => c.passed)).toEqual([false]);
+    expect(report.findings.filter((f) => f.reviewer === 'revloop')).toEqual([]);
   });
 
   it('passing on the change: the base is not checked at all', async () => {
-    const r = await flagRepo('stale', 'ok');
-    const log = newLog();
-    const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
-    try {
-      const { report } = await review(p, r.dir);
-      expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
-      expect(log.runs()).toBe(1);
-      expect(round0(report.stages)?.base).toBeUndefined();
-    } finally {
-      await p.close();
-    }
+    const { report, checkRuns } = await reviewLogged(await flagRepo('stale', 'ok'));
+    expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+    expect(checkRuns).toBe(1);
+    expect(round0(report.stages)?.base).toBeUndefined();
   });
 
   it('the base is where the change starts (its merge base), not a main that moved on and repaired the check', async () => {
@@ -149,16 +123,10 @@ describe('a check that passed at the base and fails on the change is a blocker',
     r.repo.write('flag.txt', 'ok\n');
     const mainTip = r.repo.commit('main repairs the flag');
     r.repo.git(['checkout', '-q', r.branch]);
-    const log = newLog();
-    const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
-    try {
-      const { report } = await review(p, r.dir);
-      expect(report.run.snapshot.base).toBe(mainTip);
-      expect(round0(report.stages)?.base).toMatchObject({ commit: r.base, results: [{ passed: false }] });
-      expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
-    } finally {
-      await p.close();
-    }
+    const { report } = await reviewLogged(r);
+    expect(report.run.snapshot.base).toBe(mainTip);
+    expect(round0(report.stages)?.base).toMatchObject({ commit: r.base, results: [{ passed: false }] });
+    expect(report.run).toMatchObject({ status: 'completed', outcome: 'clear' });
   });
 });
 
