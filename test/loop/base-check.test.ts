@@ -64,12 +64,18 @@ async function flagRepo(atBase: string, onChange: string): Promise<ReviewRepo> {
 }
 
 /** One review in this process, its checks noting their runs in a log of their own. */
-async function reviewLogged(r: ReviewRepo): Promise<{ report: RunReport; checkRuns: number }> {
+async function reviewLogged(
+  r: ReviewRepo,
+): Promise<{ report: RunReport; checkRuns: number; stages: string[] }> {
   const log = newLog();
-  const p = await inProcess(r.dir, { env: testEnv({ CHECK_LOG: log.path }) });
+  const stages: string[] = [];
+  const p = await inProcess(r.dir, {
+    env: testEnv({ CHECK_LOG: log.path }),
+    tweak: (d) => ({ ...d, onEvent: (e) => e.kind === 'stage' && stages.push(`${e.round}:${e.stage}`) }),
+  });
   try {
     const { report } = await review(p, r.dir);
-    return { report, checkRuns: log.runs() };
+    return { report, checkRuns: log.runs(), stages };
   } finally {
     await p.close();
   }
@@ -81,14 +87,15 @@ const round0 = (stages: { stage: string; round: number; result: unknown }[]) =>
 describe('a check that passed at the base and fails on the change is a blocker', () => {
   it('the first revision breaks it, the reviewer passes: not clear, every output names the check', async () => {
     const r = await flagRepo('ok', 'broken');
-    const { report, checkRuns } = await reviewLogged(r);
+    const { report, checkRuns, stages } = await reviewLogged(r);
     expect(report.run).toMatchObject({
       status: 'completed',
       outcome: 'findings',
       stopReason: 'awaiting_settlement',
     });
-    // Checked once at the change, once at its base: recorded with round 0.
+    // Checked once at the change, once at its base (the live line says so): recorded with round 0.
     expect(checkRuns).toBe(2);
+    expect(stages.slice(0, 3)).toEqual(['0:checks', '0:checks at base', '1:review']);
     const checks = round0(report.stages);
     expect(checks?.results.map((c) => c.passed)).toEqual([false]);
     expect(checks?.base?.commit).toBe(r.base);

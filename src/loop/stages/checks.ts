@@ -28,6 +28,8 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
   const result: ChecksResult = { head, results };
   if (failing.length > 0) {
     const commit = ctx.snapshot.mergeBase;
+    // Said on the live line: the checks run a second time, on another revision.
+    ctx.deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage: 'checks at base', head: commit });
     result.base = { commit, results: await runChecks(ctx, commit, failing) };
     await ensureWorktree(ctx, head); // the next stage reads the revision under review
   }
