@@ -149,6 +149,7 @@ describe('the base check is a recorded fact of the run', () => {
     const log = newLog();
     const res = await cli(r, log.path);
     expect(res.code).toBe(1);
+    expect(res.stdout).toContain(CLAIM); // `review --json` names it too
     const runId = String(res.json?.runId);
     expect(log.runs()).toBe(2);
     const replay = await runCli(['replay', runId, '--json'], {
