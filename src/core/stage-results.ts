@@ -78,6 +78,13 @@ export interface FixResult {
 export interface ChecksResult {
   head: string;
   results: CheckResult[];
+  /**
+   * Round 0 only: the checks that failed on the change as admitted, run once
+   * more at its merge base (the revision the change starts from), so that a
+   * check the change broke is told from one that was already broken. Absent:
+   * none failed, or the run was recorded before the base was checked.
+   */
+  base?: { commit: string; results: CheckResult[] };
 }
 
 export interface DecideResult {

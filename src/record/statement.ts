@@ -112,7 +112,10 @@ function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage>
 
 /** True only when the run made calls and every attempt and every check of it ran confined. */
 function ranConfined(report: RunReport): boolean {
-  const checks = stageRows(report.stages, 'checks').flatMap((s) => s.result.results);
+  const checks = stageRows(report.stages, 'checks').flatMap((s) => [
+    ...s.result.results,
+    ...(s.result.base?.results ?? []),
+  ]);
   return (
     report.attempts.length > 0 &&
     report.attempts.every((a) => a.confined) &&

@@ -129,6 +129,8 @@ export interface RunDetail {
   };
   /** Checks on the snapshot head before any fix (round 0). */
   baselineChecks: CheckResult[] | null;
+  /** The baseline's failing checks, run again at the merge base (null: none ran there). */
+  baseChecks: { commit: string; results: CheckResult[] } | null;
   rounds: RoundView[];
   /** The escalation report of a run the stop rule ended. */
   escalation: { blockingCounts: number[]; openBlockers: string[] } | null;

@@ -257,7 +257,7 @@ function checksOfRun(ctx: RunContext, round: number): ChecksResult[] {
   return out;
 }
 
-/** A check that passed earlier in the run and fails on this revision: a blocker only a person can accept. */
+/** A check that passed earlier in the run, or at the base, and fails on this revision: a blocker only a person can accept. */
 function brokenCheckFinding(ctx: RunContext, round: number, head: string, b: BrokenCheck): NewFinding {
   const callKey = `check:r${round}:${b.name}`;
   const exit = b.exitCode === null ? 'did not finish' : `exits ${b.exitCode}`;
@@ -266,7 +266,7 @@ function brokenCheckFinding(ctx: RunContext, round: number, head: string, b: Bro
     severity: 'MAJOR',
     file: ctx.snapshot.configPath,
     line: 1,
-    claim: `The check ${b.name} fails at ${head.slice(0, 12)} (it ${exit}); it passed at ${b.passedAt.slice(0, 12)} earlier in this run.`,
+    claim: `The check ${b.name} fails at ${head.slice(0, 12)} (it ${exit}); it passed at ${b.atBase ? `the base ${b.passedAt.slice(0, 12)}.` : `${b.passedAt.slice(0, 12)} earlier in this run.`}`,
     failureScenario: `Landing ${head.slice(0, 12)} lands a revision on which the configured check ${b.name} fails.`,
   });
 }
