@@ -25,7 +25,6 @@ export const REVLOOP_IDENTITY = { name: 'revloop', email: 'revloop@localhost' } 
  * parses are pinned per call, so the user's git config cannot change them.
  * Needs git 2.31 or newer (`rev-parse --path-format`).
  */
-import { diffSections } from './diff-sections.js';
 import { renameOps } from './rename-sections.js';
 
 export function createGit(opts: GitOptions = {}): Git {
@@ -39,6 +38,5 @@ export function createGit(opts: GitOptions = {}): Git {
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
     ...fastForwardOps(run),
     ...identityOps(run),
-    diffSections,
   };
 }

@@ -57,12 +57,6 @@ export interface Git {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
   /**
-   * A canonical diff cut into one section per file (and, for a file over
-   * `pieceOver` bytes, its hunks): pure over text, here because it reads
-   * git's diff format. The sections joined are the diff, byte for byte.
-   */
-  diffSections(diff: string, pieceOver: number): DiffSection[];
-  /**
    * The repository's identity across machines: the origin remote's URL
    * (without credentials or a trailing .git), else `file://<root>`. Admission
    * keys use it, so two CI runners with different checkout paths admit one run.

@@ -13,6 +13,7 @@ import { CONTROLLER_REVIEWER } from '../../src/core/run-report.js';
 import { KEY_HOLDING } from '../../src/core/run-state.js';
 import type { DecideResult, ReviewResult, StageRow, VerdictRow } from '../../src/core/stage-results.js';
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
+import { diffSections } from '../../src/git/diff-sections.js';
 import { sha256 } from '../../src/io/hash.js';
 import { chunkLimit, planReview } from '../../src/loop/review-plan.js';
 import type { RecordedVerdict } from '../../src/ports/store.js';
@@ -61,7 +62,7 @@ export interface Violation {
 async function reviewChunks(world: World, run: RunRow, revision: string) {
   const diff = await world.git.diffText(world.repoRoot, run.snapshot.mergeBase, revision);
   try {
-    return planReview(run.snapshot, diff, world.git.diffSections(diff, chunkLimit(run.snapshot))).chunks;
+    return planReview(run.snapshot, diff, diffSections(diff, chunkLimit(run.snapshot))).chunks;
   } catch {
     return [];
   }

@@ -17,9 +17,6 @@ import {
 } from '../../src/store/errors.js';
 import type { Rng } from './rng.js';
 
-/** Port methods that only compute (Git's diffSections reads git's diff format from text). */
-const PURE_METHODS = new Set(['diffSections']);
-
 export type PortName = 'store' | 'git' | 'agent' | 'check';
 
 export interface Step {
@@ -132,8 +129,6 @@ export class Scheduler {
       get: (t, key, recv) => {
         const v = Reflect.get(t, key, recv);
         if (typeof v !== 'function' || typeof key !== 'string') return v;
-        // A port method that is pure over its arguments does no I/O: nothing there can fail or wait.
-        if (PURE_METHODS.has(key)) return v.bind(t);
         return (...args: unknown[]) => this.call(proc, port, key, () => v.apply(t, args), args);
       },
     });

@@ -43,9 +43,6 @@ export class SimGit implements Git {
     return null;
   }
 
-  /** The diff's format is git's: the real reader, pure over text. */
-  diffSections = diffSections;
-
   /** Its diffs are whole files added, deleted or edited: it takes nothing for a rename. */
   async promptSections(_repo: string, _base: string, _head: string, diff: string, pieceOver: number) {
     return diffSections(diff, pieceOver);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { planChunks } from '../../src/core/chunks.js';
 import { canonicalDiffArgs } from '../../src/git/canonical-diff.js';
+import { diffSections } from '../../src/git/diff-sections.js';
 import { createGit } from '../../src/git/index.js';
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 
@@ -68,7 +69,7 @@ function gitDiff(extra: string[], paths: string[]): string {
 it("cuts exact renames and large deletions to git's own headers, and leaves the rest as git writes it", async () => {
   const git = createGit();
   const diff = await git.diffText(repo.dir, base, head, Number.POSITIVE_INFINITY);
-  const sections = git.diffSections(diff, LIMIT);
+  const sections = diffSections(diff, LIMIT);
   const text = Object.fromEntries(sections.map((s) => [s.path, s.text]));
   const whole = (path: string) => gitDiff(['--no-renames'], [path]);
   const deletedHeader = (path: string) => gitDiff(['--no-renames', '-D'], [path]);
@@ -132,7 +133,7 @@ it("pairs a move with an edit, or with a mode change, by git's rename detection,
   const sections = await git.promptSections(repo.dir, base, head, diff, LIMIT);
   const text = Object.fromEntries(sections.map((s) => [s.path, s.text]));
   const rename = (from: string, to: string) => gitDiff(['-M'], [from, to]);
-  expect(sections.map((s) => s.path)).toEqual(git.diffSections(diff, LIMIT).map((s) => s.path));
+  expect(sections.map((s) => s.path)).toEqual(diffSections(diff, LIMIT).map((s) => s.path));
   // The edited move: the old side is -D's header, the new side git's rename section with the edit's hunk.
   expect(text['src/edited.js']).toBe(gitDiff(['--no-renames', '-D'], ['src/edited.js']));
   expect(text['lib/edited.js']).toBe(rename('src/edited.js', 'lib/edited.js'));
@@ -158,6 +159,6 @@ it("pairs a move with an edit, or with a mode change, by git's rename detection,
   const modified =
     'diff --git a/x b/x\nindex 1111111..2222222 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
   expect(await git.promptSections('/nonexistent', base, head, modified, LIMIT)).toEqual(
-    git.diffSections(modified, LIMIT),
+    diffSections(modified, LIMIT),
   );
 });

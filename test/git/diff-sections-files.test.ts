@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { diffSections } from '../../src/git/diff-sections.js';
 import { createGit } from '../../src/git/index.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 
@@ -40,7 +41,7 @@ it('each section names its blob at the revision and says whether it carries the 
   const git = createGit();
   const diff = await git.diffText(repo.dir, base, head, 1 << 20);
   const got = Object.fromEntries(
-    git.diffSections(diff, 1 << 20).map((s) => [s.path, { blob: s.blob, whole: s.whole === true }]),
+    diffSections(diff, 1 << 20).map((s) => [s.path, { blob: s.blob, whole: s.whole === true }]),
   );
   expect(got).toEqual({
     'empty.txt': { blob: blobAt(head, 'empty.txt'), whole: false },
@@ -68,7 +69,7 @@ it('an "index" line inside a hunk is content, not the header', () => {
     '+text',
     '',
   ].join('\n');
-  const [s] = git.diffSections(diff, 1 << 20);
+  const [s] = diffSections(diff, 1 << 20);
   expect(s?.blob).toBeUndefined();
   expect(s?.whole).toBe(true);
 });

@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { diffSections } from '../../src/git/diff-sections.js';
 import { createGit } from '../../src/git/index.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 
@@ -67,7 +68,7 @@ function rebuilt(section: string): string {
 it('says whole exactly the files whose one hunk shows every line at the revision, as git has them', async () => {
   const git = createGit();
   const diff = await git.diffText(repo.dir, base, head, 1 << 20);
-  const sections = git.diffSections(diff, 1 << 20);
+  const sections = diffSections(diff, 1 << 20);
   const whole = sections.filter((s) => s.whole).map((s) => s.path);
   expect(whole.sort()).toEqual(['added.ts', 'grown.ts', 'no-newline.ts', 'one-line.ts', 'rewritten.ts']);
   for (const s of sections.filter((x) => x.whole)) {
@@ -79,6 +80,6 @@ it('says whole exactly the files whose one hunk shows every line at the revision
 it('a file emptied by the change has no hunk to show it: its (empty) content is read as before', async () => {
   const git = createGit();
   const diff = await git.diffText(repo.dir, base, head, 1 << 20);
-  const s = git.diffSections(diff, 1 << 20).find((x) => x.path === 'emptied.ts');
+  const s = diffSections(diff, 1 << 20).find((x) => x.path === 'emptied.ts');
   expect(s?.whole).toBeUndefined();
 });
