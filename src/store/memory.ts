@@ -16,7 +16,7 @@ import type {
   RunRow,
   Settlement,
 } from '../core/ledger.js';
-import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
+import { ACTIVE_STATUSES, assertTransition } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
