@@ -144,6 +144,11 @@ export function runStoreContract(
           if (retry.kind === 'created') expect(retry.run.id).not.toBe(re.run.id);
         });
 
+        it('of a revision never admitted is its first run: there is nothing to review again', async () => {
+          const first = await store.admit(admitInput({ rerun: asked }));
+          expect(first).toMatchObject({ kind: 'created', run: { rerun: null } });
+        });
+
         it('racing reruns of one revision create one rerun', async () => {
           const first = await running();
           await store.finishRun(first, clear);
