@@ -16,7 +16,8 @@ import type {
   RunRow,
   Settlement,
 } from '../core/ledger.js';
-import { ACTIVE_STATUSES, assertTransition } from '../core/run-state.js';
+import { stageRank } from '../core/round-order.js';
+import { ACTIVE_STATUSES, assertTransition, isClaimable } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
@@ -46,7 +47,6 @@ import {
   costWindowStart,
   limitVerdict,
   planAdmission,
-  STAGE_ORDER,
   sameJson,
 } from './shared/rules.js';
 
@@ -156,10 +156,7 @@ export class MemoryStore implements Store {
 
   private claimable(now: number, repo: string | undefined): (RunRow & { seq: number })[] {
     return [...this.runs.values()].filter(
-      (r) =>
-        (repo === undefined || r.repo === repo) &&
-        (r.status === RunStatus.queued ||
-          (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
+      (r) => (repo === undefined || r.repo === repo) && isClaimable(r, now),
     );
   }
 
@@ -391,7 +388,7 @@ export class MemoryStore implements Store {
     return copyJson(
       this.stages
         .filter((s) => s.runId === runId)
-        .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
+        .sort((a, b) => a.round - b.round || stageRank(a.stage) - stageRank(b.stage)),
     ).map(parseStageRow);
   }
 

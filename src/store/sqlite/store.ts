@@ -60,10 +60,11 @@ import {
   hasLimits,
   limitVerdict,
   planAdmission,
+  STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, statusIn } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -86,10 +87,7 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
 const NEWEST_OF_REVISION = `${RUN} WHERE r.revision_key = ? OR r.admission_key = ?
   ORDER BY r.rerun DESC, r.created_at DESC, r.rowid DESC LIMIT 1`;
 /** The runs `claimNext` may take (parameters: now, repo, repo). */
-const CLAIMABLE = `(${statusIn([RunStatus.queued])}
-  OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
-  AND (? IS NULL OR repo = ?)`;
-const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
+const CLAIMABLE = claimableSql('?', '?');
 
 /** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
@@ -607,7 +605,7 @@ export class SqliteStore implements Store {
 
   async listStages(runId: string) {
     return this.read(() =>
-      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
+      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK_SQL}`, runId).map(toStage),
     );
   }
 
