@@ -59,6 +59,7 @@ const byCode: Record<ErrorCode, Exit> = {
   diff_too_large: Exit.usage,
   worktree_moved: Exit.usage,
   worktree_conflict: Exit.usage,
+  fixer_history: Exit.usage,
   ref_moved: Exit.usage,
   checkout_not_clean: Exit.usage,
   git: Exit.usage,

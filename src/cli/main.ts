@@ -156,6 +156,8 @@ withPublish(withRepo(program.command('review')))
     '--require-confined',
     'refuse to start unless reviewers, fixer and checks can run confined (exit 14)',
   )
+  .option('--rerun', 'review this revision again, as a new run (with --reason)')
+  .option('--reason <text>', 'why the revision is reviewed again (recorded with who asked)')
   .option('--json', 'print one JSON document')
   .addOption(
     new Option('--publish <forge>', 'publish the run to its pull request').choices(['github', 'gitlab']),
@@ -175,6 +177,8 @@ withRepo(program.command('enqueue'))
     '--cost-window <seconds>',
     'the cost budget window (default: admission.costWindowSeconds, else 86400)',
   )
+  .option('--rerun', 'admit this revision again, as a new run (with --reason)')
+  .option('--reason <text>', 'why the revision is reviewed again (recorded with who asked)')
   .option('--json', 'print one JSON document')
   .action(lazy('enqueue'));
 

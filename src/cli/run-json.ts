@@ -15,6 +15,8 @@ export function runJson(report: RunReport, recordPath: string | null) {
     stopReason: run.stopReason,
     reason: run.reason,
     detail: run.detail,
+    // A review asked for again on purpose: its ordinal, who asked and why (null for a first run).
+    rerun: run.rerun ?? null,
     base: run.snapshot.base,
     head: run.snapshot.head,
     finalHead: run.head,

@@ -30,6 +30,7 @@ export const ErrorCode = {
   diff_too_large: 'diff_too_large',
   worktree_moved: 'worktree_moved',
   worktree_conflict: 'worktree_conflict',
+  fixer_history: 'fixer_history',
   ref_moved: 'ref_moved',
   checkout_not_clean: 'checkout_not_clean',
   git: 'git',

@@ -9,6 +9,13 @@ import type { AdmissionKeyParts, Role, Snapshot, Stage } from './types.js';
 export const admissionKey = (parts: AdmissionKeyParts, hash: Hash): string =>
   hash(`admission:${canonicalJson(parts)}`);
 
+/**
+ * The key a revision's `ordinal`th rerun is admitted under: invariant 3 holds
+ * per rerun (one run of each), and the first run keeps the revision's key.
+ */
+export const rerunAdmissionKey = (revisionKey: string, ordinal: number): string =>
+  ordinal === 0 ? revisionKey : `${revisionKey}/rerun/${ordinal}`;
+
 export const snapshotKey = (snapshot: Snapshot, hash: Hash): string =>
   hash(`snapshot:${canonicalJson(snapshot)}`);
 

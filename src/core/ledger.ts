@@ -15,6 +15,13 @@ import type {
   StopReason,
 } from './types.js';
 
+/** Who asked for a revision to be reviewed again, and why (recorded on the run). */
+export interface Rerun {
+  ordinal: number;
+  by: string;
+  reason: string;
+}
+
 export interface LeaseOwner {
   /** Unique per process (host:pid:random). */
   id: string;
@@ -35,6 +42,11 @@ export interface RunRow {
   /** Why a run did not complete; null when completed. */
   reason: EndReason | null;
   detail: string | null;
+  /**
+   * A review of the revision asked for again on purpose (`review --rerun`): its
+   * ordinal (1 for the first rerun), who asked and why. Null for the first run.
+   */
+  rerun: Rerun | null;
   /** The revision currently under review: the snapshot head, then each fix commit. */
   head: string;
   roundsDone: number;

@@ -2,7 +2,7 @@
  * Everything the ledger holds about one run, as one plain value: the input of
  * the record, every export format, replay and the dashboard.
  */
-import type { AttemptRow, FindingRow, RoundRow, RunRow } from './ledger.js';
+import type { AttemptRow, FindingRow, Rerun, RoundRow, RunRow } from './ledger.js';
 import { type DecideResult, type StageRow, stage, type VerdictRow } from './stage-results.js';
 import { isBlockingSeverity, type Severity, type StopReason } from './types.js';
 
@@ -95,6 +95,10 @@ export interface RoundLogRound {
   findings: RoundLogFinding[];
 }
 
+/** How every report says a run reviews its revision again: which rerun, who asked, why. */
+export const rerunPhrase = (r: Rerun): string =>
+  `rerun ${r.ordinal} of this revision, asked by ${r.by}: ${r.reason}`;
+
 export interface RoundLog {
   runId: string;
   /**
@@ -107,6 +111,8 @@ export interface RoundLog {
   stopReason: StopReason | null;
   stopWindow: number | null;
   shrinkRatio: number | null;
+  /** Present when the run reviews its revision again on purpose: its ordinal, who asked and why. */
+  rerun?: Rerun;
   rounds: RoundLogRound[];
 }
 
@@ -149,6 +155,7 @@ export function roundLog(
     stopReason: report.run.stopReason ?? null,
     stopWindow: policy?.stopWindow ?? null,
     shrinkRatio: policy?.shrinkRatio ?? null,
+    ...(report.run?.rerun ? { rerun: report.run.rerun } : {}),
     rounds: rounds.map((r): RoundLogRound => {
       const decide = recordedDecide(report.stages, r.round);
       const open = decide ? new Set(decide.openBlockers.map((b) => b.id)) : null;

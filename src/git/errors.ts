@@ -73,6 +73,26 @@ export class WorktreeMovedError extends RevloopError {
   }
 }
 
+/**
+ * The fixer's checkout holds history the controller cannot take as its edit:
+ * HEAD is not a descendant of the revision (an amend, reset or rebase), or a
+ * commit on top of it is a merge, which brings in history besides the edit.
+ */
+export class FixerHistoryError extends RevloopError {
+  constructor(
+    readonly dir: string,
+    readonly revision: string,
+    readonly actual: string,
+    readonly why: string,
+  ) {
+    super('fixer_history', `the fixer rewrote history in its checkout: ${why}`, {
+      dir,
+      revision,
+      actual,
+    });
+  }
+}
+
 /** The worktree holds unmerged paths; committing them would record conflict markers. */
 export class WorktreeConflictError extends RevloopError {
   constructor(

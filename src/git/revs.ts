@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Git } from '../ports/git.js';
+import type { Git, TreeChange } from '../ports/git.js';
 import { blobBatchReader, blobSizeReader } from './blob-batch.js';
 import type { CommonDir } from './common-dir.js';
 import { NoMergeBaseError, UnknownRefError } from './errors.js';
@@ -62,6 +62,7 @@ export function revOps(
   | 'existingRefs'
   | 'treeEntries'
   | 'changedBlobs'
+  | 'treeChanges'
 > {
   const blobs = new Map<string, Buffer | null>();
   const batchRead = blobBatchReader(run);
@@ -133,19 +134,26 @@ export function revOps(
       return wanted.filter((n) => found.has(n));
     },
 
-    async changedBlobs(repo, from, to) {
+    async treeChanges(repo, from, to) {
       assertRev(repo, from);
       assertRev(repo, to);
       const out = await run.ok(repo, ['diff-tree', '-r', '-z', '--no-renames', '--no-ext-diff', from, to]);
       // -z: ":<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0" per file.
       const parts = out.toString('utf8').split('\0');
-      const files: { path: string; oid: string; mode: string }[] = [];
+      const changes: TreeChange[] = [];
       for (let i = 0; i + 1 < parts.length; i += 2) {
-        const [, mode = '', , oid = '', status = ''] = (parts[i] as string).replace(/^:/, '').split(' ');
-        if (status === 'A' || status === 'M' || status === 'T')
-          files.push({ path: parts[i + 1] as string, oid, mode });
+        const [oldMode = '', newMode = '', , oid = '', status = ''] = (parts[i] as string)
+          .replace(/^:/, '')
+          .split(' ');
+        changes.push({ path: parts[i + 1] as string, oldMode, newMode, oid, status });
       }
-      return files;
+      return changes;
+    },
+
+    async changedBlobs(repo, from, to) {
+      return (await ops.treeChanges(repo, from, to))
+        .filter((c) => c.status === 'A' || c.status === 'M' || c.status === 'T')
+        .map((c) => ({ path: c.path, oid: c.oid, mode: c.newMode }));
     },
 
     async treeEntries(repo, sha, path) {

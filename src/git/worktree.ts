@@ -2,13 +2,15 @@
  * Worktrees for the fixer, the commits the controller makes from its edits,
  * and ref updates. The fixer is untrusted: it may commit, switch branches or
  * leave a merge half done, so commits are built with plumbing (one parent,
- * no hooks, no signing prompt) and only on top of the expected HEAD.
+ * no hooks, no signing prompt) and only on top of the expected HEAD; the
+ * fixer's own commits on top of it count as its edit (fixer-commits.ts).
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { UntrustedInputError } from '../core/errors.js';
 import type { Git } from '../ports/git.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
+import { unwindFixerCommits } from './fixer-commits.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
 import { parseStatus } from './status-parse.js';
@@ -327,7 +329,8 @@ export function worktreeOps(
         headIs(dir, expected) ? expected : worktreeHead(dir),
         unmergedIn(dir),
       ]);
-      if (head !== expected) throw new WorktreeMovedError(dir, expected, head);
+      // Commits the fixer made on top of the revision are taken as its edit (fixer-commits.ts).
+      if (head !== expected) await unwindFixerCommits(run, dir, expected, head, setHead);
       if (conflicts.length > 0) throw new WorktreeConflictError(dir, conflicts);
       const admin = admins.get(dir);
       if (admin && !gitFileIntact(dir, admin))

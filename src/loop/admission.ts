@@ -16,7 +16,7 @@ import { commonGitDir } from '../git/dot-git.js';
 import { resolveUserRef } from '../git/user-ref.js';
 import { poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
-import type { AdmissionLimits, AdmitResult } from '../ports/store.js';
+import type { AdmissionLimits, AdmitResult, RerunRequest } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import {
   agentFileDigests,
@@ -36,6 +36,8 @@ export interface AdmitRequest {
   configPath?: string | undefined;
   configFrom: 'base' | 'head';
   limits?: AdmissionLimits | undefined;
+  /** Review the revision again on purpose: who asked and why (ports/store.ts AdmitInput.rerun). */
+  rerun?: RerunRequest | undefined;
 }
 
 export interface Admission {
@@ -276,6 +278,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     snapshotKey: sKey,
     snapshot,
     limits,
+    rerun: req.rerun,
   });
   return { result, diff, snapshot, snapshotKey: sKey, loaded, repo: rev.repo };
 }

@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { refusedFixEntry } from '../core/fix-entries.js';
 import type { RunContext } from './run-context.js';
 
 const MAX_NAMED = 5;
@@ -51,6 +52,23 @@ export async function editsInSubmodules(
       return `the fixer edited inside submodule ${sub} (${files.join(', ')}${files.length >= MAX_NAMED ? ', …' : ''}); edits inside a submodule cannot land in a fix commit`;
   }
   return null;
+}
+
+/**
+ * Why the fix commit `to` on `from` cannot land (a submodule changed, a link
+ * out of the repository: core/fix-entries.ts), or null. Read from the commit,
+ * so an edit and a commit the fixer made are judged alike.
+ */
+export async function refusedFixCommit(
+  ctx: Pick<RunContext, 'deps' | 'readBlob'>,
+  from: string,
+  to: string,
+): Promise<string | null> {
+  const changes = await ctx.deps.git.treeChanges(ctx.deps.repoRoot, from, to);
+  const links = new Map<string, string>();
+  for (const c of changes)
+    if (c.newMode === '120000') links.set(c.path, (await ctx.readBlob(to, c.path))?.toString('utf8') ?? '');
+  return refusedFixEntry(changes, links);
 }
 
 /** Paths whose `git status` entry differs between two reads of the user's tree (userTreeState). */

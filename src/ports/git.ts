@@ -90,6 +90,12 @@ export interface Git {
     from: string,
     to: string,
   ): Promise<{ path: string; oid: string; mode: string }[]>;
+  /**
+   * Every entry that differs between two commits' trees (no rename
+   * detection), with both modes: what a fix changed, submodules and links
+   * included.
+   */
+  treeChanges(repo: string, from: string, to: string): Promise<TreeChange[]>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;
@@ -201,6 +207,9 @@ export interface Git {
   /**
    * Commits every edit in the worktree as a child of `parent` (its HEAD) and
    * moves HEAD to it; returns the new sha, or null when nothing changed.
+   * Commits the fixer made on top of `parent` are part of the edit (their
+   * tree is committed, never the commits); HEAD anywhere else, or a merge
+   * among them, is FixerHistoryError.
    */
   commitAll(dir: string, parent: string, message: string): Promise<string | null>;
   /**
@@ -235,4 +244,15 @@ export interface TreeEntry {
   type: string;
   oid: string;
   path: string;
+}
+
+/** One entry of {@link Git.treeChanges}; a mode of `000000` is the side where the path is absent. */
+export interface TreeChange {
+  path: string;
+  oldMode: string;
+  newMode: string;
+  /** The new blob (or commit, for a submodule) id; zeros when deleted. */
+  oid: string;
+  /** git's letter: A, M, D or T (a type change). */
+  status: string;
 }

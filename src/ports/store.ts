@@ -31,7 +31,14 @@ export interface AdmissionLimits {
 
 export interface AdmitInput {
   runId: string;
+  /** The revision's key; each rerun is admitted under its own (core/keys.ts rerunAdmissionKey). */
   admissionKey: string;
+  /**
+   * Review the revision again (who asked, why): a new run unless its newest
+   * run is still queued or running, which then answers. Without it the newest
+   * run of the revision answers, as it always did.
+   */
+  rerun?: RerunRequest | undefined;
   changeKey: string;
   repo: string;
   snapshotKey: string;
@@ -39,10 +46,16 @@ export interface AdmitInput {
   limits?: AdmissionLimits | undefined;
 }
 
+export interface RerunRequest {
+  by: string;
+  reason: string;
+}
+
 /**
  * Invariant 3: one admission key has at most one run that is queued, running
  * or completed. A key whose run completed is answered with that run; a key
- * whose runs all failed or aborted is admitted afresh.
+ * whose runs all failed or aborted is admitted afresh. A revision asked to be
+ * reviewed again has one such key per rerun, and its newest rerun answers.
  */
 export type AdmitResult =
   | { kind: 'created'; run: RunRow }

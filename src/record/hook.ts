@@ -31,7 +31,8 @@ export function prePushHook(node: string, main: string): string {
 ${HOOK_MARKER} (written by \`revloop hook install\`; rerun it to update).
 # Refuses a push unless a signed record in .revloop/records/ verifies for the
 # pushed commit, with verify's own choice of keys and target branch (origin/HEAD,
-# else main, else master). Bypass once with \`git push --no-verify\`.
+# else main, else master); records are read newest first, and the newest signed
+# record of the commit decides. Bypass once with \`git push --no-verify\`.
 REVLOOP_NODE=${shQuote(node)}
 REVLOOP_MAIN=${shQuote(main)}
 revloop() {
@@ -64,6 +65,12 @@ while read -r local_ref local_sha remote_ref remote_sha; do
     fi
     case "$out" in
       *subject_mismatch*) ;;
+      *"refused: findings:"*|*"refused: not_completed:"*|*"refused: incomplete_coverage:"*)
+        # A signed record of this very commit that is not clear: the newest one (a rerun, say)
+        # decides, and an older clear record of the same commit does not outvote it.
+        reasons="$reasons
+  .revloop/records/$f (the newest record of this commit): $out"
+        break ;;
       *) reasons="$reasons
   .revloop/records/$f: $out" ;;
     esac

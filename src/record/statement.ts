@@ -5,7 +5,7 @@
  * from the report, so the same report always yields the same statement.
  */
 import type { Coverage } from '../core/coverage.js';
-import type { FindingRow } from '../core/ledger.js';
+import type { FindingRow, Rerun } from '../core/ledger.js';
 import { isBlocker, type RoundLog, type RunReport, roundLog } from '../core/run-report.js';
 import { stageRows } from '../core/stage-results.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
@@ -48,6 +48,11 @@ export interface ReviewPredicate {
    * runner (docs/security.md). Absent in records made before it was recorded: read as false.
    */
   confined: boolean;
+  /**
+   * Present when the run reviewed its revision again on purpose (`review --rerun`):
+   * which rerun, who asked and why. A newer record of the same head supersedes an older one.
+   */
+  rerun?: Rerun;
   /** ISO 8601 UTC. */
   createdAt: string;
   endedAt: string | null;
@@ -95,6 +100,7 @@ export function buildStatement(report: RunReport, opts: { finalDiffDigest: strin
       costUsd: run.costUsd,
       ...finalCoverage(report),
       confined: ranConfined(report),
+      ...(run.rerun ? { rerun: run.rerun } : {}),
       createdAt: new Date(run.createdAt).toISOString(),
       endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
     },

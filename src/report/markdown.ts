@@ -6,7 +6,7 @@
  */
 import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
-import { isBlocker, type RunReport, roundLog } from '../core/run-report.js';
+import { isBlocker, type RunReport, rerunPhrase, roundLog } from '../core/run-report.js';
 import { finalCoverage } from '../core/stage-results.js';
 import { coveragePhrase, ignoredDetails } from './coverage-phrase.js';
 import {
@@ -56,6 +56,7 @@ export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): strin
     '|---|---|',
     `| run | ${code(run.id)} |`,
     `| change | ${mdText(snap.change)} |`,
+    ...(run.rerun ? [`| rerun | ${mdText(rerunPhrase(run.rerun))} |`] : []),
     `| status | ${run.status}${run.reason ? ` (${run.reason})` : ''} |`,
     `| outcome | ${run.outcome ?? '—'} |`,
     `| stop reason | ${run.stopReason ?? '—'} |`,

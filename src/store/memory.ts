@@ -17,7 +17,7 @@ import type {
   Settlement,
 } from '../core/ledger.js';
 import { stageRank } from '../core/round-order.js';
-import { ACTIVE_STATUSES, assertTransition, isClaimable, KEY_HOLDING } from '../core/run-state.js';
+import { ACTIVE_STATUSES, assertTransition, isClaimable } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
@@ -46,6 +46,7 @@ import {
   copyJson,
   costWindowStart,
   limitVerdict,
+  planAdmission,
   sameJson,
 } from './shared/rules.js';
 
@@ -53,10 +54,13 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
+/** A run as kept here: the row, plus what only admission and the limits read. */
+type StoredRun = RunRow & { budgetUsd: number; seq: number; revisionKey: string };
+
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
   private readonly now: () => number;
-  private readonly runs = new Map<string, RunRow & { budgetUsd: number; seq: number }>();
+  private readonly runs = new Map<string, StoredRun>();
   private readonly rounds: RoundRow[] = [];
   // Kept as written and parsed on the way out, as the SQL stores do (core/stored-rows.ts).
   private readonly stages: (RawStageRow & { stage: Stage })[] = [];
@@ -73,10 +77,16 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {}
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const held = [...this.runs.values()].find(
-      (r) => r.admissionKey === input.admissionKey && KEY_HOLDING.includes(r.status),
-    );
-    if (held) return { kind: 'existing', run: this.out(held) };
+    // The revision's newest run: the highest rerun, then the latest made.
+    let newest: StoredRun | undefined;
+    for (const r of this.runs.values())
+      if (r.revisionKey === input.admissionKey) {
+        const rank = (x: typeof r) => [x.rerun?.ordinal ?? 0, x.seq] as const;
+        const [a, b] = [rank(r), newest ? rank(newest) : ([-1, -1] as const)];
+        if (a[0] > b[0] || (a[0] === b[0] && a[1] > b[1])) newest = r;
+      }
+    const plan = planAdmission(input, newest ? this.out(newest) : null);
+    if (plan.kind === 'existing') return plan;
     const now = this.now();
     const from = costWindowStart(input, now);
     let active = 0;
@@ -91,7 +101,9 @@ export class MemoryStore implements Store {
     if (this.runs.has(input.runId)) throw new LedgerConflictError(`run id ${input.runId} is taken`);
     const run = {
       id: input.runId,
-      admissionKey: input.admissionKey,
+      admissionKey: plan.admissionKey,
+      revisionKey: input.admissionKey,
+      rerun: plan.rerun,
       changeKey: input.changeKey,
       repo: input.repo,
       snapshotKey: input.snapshotKey,
@@ -463,8 +475,8 @@ export class MemoryStore implements Store {
     return this.attempts.find((a) => a.runId === runId && a.callKey === callKey && a.attemptNo === attemptNo);
   }
 
-  private out(r: RunRow & { budgetUsd?: number; seq?: number }): RunRow {
-    const { budgetUsd: _b, seq: _s, ...row } = r;
+  private out(r: RunRow & { budgetUsd?: number; seq?: number; revisionKey?: string }): RunRow {
+    const { budgetUsd: _b, seq: _s, revisionKey: _k, ...row } = r;
     return copyJson(row);
   }
 }

@@ -216,6 +216,17 @@ export class SimGit implements Git {
     }));
   }
 
+  async treeChanges(_repo: string, from: string, to: string) {
+    // The simulation's trees hold plain files only.
+    return this.changed(from, to).map(({ path, from: a, to: b }) => ({
+      path,
+      oldMode: a === undefined ? '000000' : '100644',
+      newMode: b === undefined ? '000000' : '100644',
+      oid: '',
+      status: a === undefined ? 'A' : b === undefined ? 'D' : 'M',
+    }));
+  }
+
   async commitAll(dir: string, parent: string, _message: string): Promise<string | null> {
     const wt = this.wt(dir);
     if (wt.head !== parent) throw new WorktreeMovedError(dir, parent, wt.head);

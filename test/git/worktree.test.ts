@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGit, RefMovedError, WorktreeConflictError, WorktreeMovedError } from '../../src/git/index.js';
+import {
+  createGit,
+  FixerHistoryError,
+  RefMovedError,
+  WorktreeConflictError,
+  WorktreeMovedError,
+} from '../../src/git/index.js';
 import { createRunner } from '../../src/git/run.js';
 import { worktreeOps } from '../../src/git/worktree.js';
 import { headOf, makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
@@ -148,13 +154,77 @@ describe('worktrees', () => {
     expect(repo.git(['rev-parse', 'main'])).toBe(base);
   });
 
-  it('throws WorktreeMovedError when the fixer committed on its own', async () => {
-    writeFileSync(join(wt, 'a.txt'), 'fixer\n');
-    inWt(['commit', '-qam', 'sneaky']);
-    const moved = inWt(['rev-parse', 'HEAD']);
-    const err = await git.commitAll(wt, base, 'x').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WorktreeMovedError);
-    expect(err).toMatchObject({ code: 'worktree_moved', expected: base, actual: moved });
+  describe('commits the fixer made on its own', () => {
+    /** The commit's parents, author, committer and message, and the files it changed from `from`. */
+    const shape = (sha: string, from: string) => ({
+      meta: inWt(['log', '-1', '--format=%P|%an <%ae>|%cn <%ce>|%B|%G?', sha]),
+      files: inWt(['diff', '--name-only', from, sha]).split('\n'),
+    });
+    const ours = (parent: string) =>
+      `${parent}|revloop <revloop@localhost>|revloop <revloop@localhost>|ours|N`;
+
+    it('takes one commit and the edits left on top of it as the edit, committed as ours', async () => {
+      writeFileSync(join(wt, 'a.txt'), 'fixer\n');
+      inWt(['-c', 'user.name=agent', '-c', 'user.email=agent@x', 'commit', '-qam', 'agent: fix']);
+      writeFileSync(join(wt, 'later.txt'), 'uncommitted\n');
+      const sha = (await git.commitAll(wt, base, 'ours')) as string;
+      expect(shape(sha, base)).toEqual({ meta: ours(base), files: ['a.txt', 'later.txt'] });
+      expect(headOf(wt)).toBe(sha);
+      expect(await git.status(wt)).toEqual([]);
+    });
+
+    it('takes two commits as one edit, and leaves a branch the fixer committed on where it was', async () => {
+      inWt(['checkout', '-q', '-b', `agent-${n}`]);
+      writeFileSync(join(wt, 'a.txt'), 'one\n');
+      inWt(['commit', '-qam', 'first']);
+      writeFileSync(join(wt, 'b.txt'), 'two\n');
+      inWt(['add', 'b.txt']);
+      inWt(['commit', '-qm', 'second']);
+      const tip = inWt(['rev-parse', 'HEAD']);
+      const sha = (await git.commitAll(wt, base, 'ours')) as string;
+      expect(shape(sha, base)).toEqual({ meta: ours(base), files: ['a.txt', 'b.txt'] });
+      expect(inWt(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('HEAD');
+      expect(repo.git(['rev-parse', `agent-${n}`])).toBe(tip);
+    });
+
+    it('commits nothing when the commits undo each other', async () => {
+      writeFileSync(join(wt, 'a.txt'), 'one\n');
+      inWt(['commit', '-qam', 'edit']);
+      writeFileSync(join(wt, 'a.txt'), 'a\n');
+      inWt(['commit', '-qam', 'undo']);
+      expect(await git.commitAll(wt, base, 'ours')).toBeNull();
+      expect(headOf(wt)).toBe(base);
+    });
+
+    it('refuses an amend of the revision: HEAD is no descendant of it, and nothing moves', async () => {
+      writeFileSync(join(wt, 'a.txt'), 'amended\n');
+      inWt(['commit', '-q', '--amend', '-am', 'amended']);
+      const amended = inWt(['rev-parse', 'HEAD']);
+      const err = await git.commitAll(wt, base, 'ours').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FixerHistoryError);
+      expect(err).toMatchObject({ code: 'fixer_history', revision: base, actual: amended });
+      expect((err as Error).message).toMatch(/not a descendant of the revision .*amend/);
+      expect(headOf(wt)).toBe(amended);
+    });
+
+    it('refuses a reset to an older commit', async () => {
+      writeFileSync(join(wt, 'a.txt'), 'round one\n');
+      const first = (await git.commitAll(wt, base, 'round 1')) as string;
+      inWt(['reset', '-q', '--hard', base]);
+      await expect(git.commitAll(wt, first, 'ours')).rejects.toMatchObject({
+        code: 'fixer_history',
+        actual: base,
+      });
+    });
+
+    it('refuses a merge among them: it brings in history besides the edit', async () => {
+      repo.git(['checkout', '--quiet', '-b', `other-${n}`]);
+      repo.write(`other-${n}.txt`, 'o\n');
+      const other = repo.commit('other');
+      repo.git(['checkout', '--quiet', 'main']);
+      inWt(['merge', '-q', '--no-ff', '--no-edit', other]);
+      await expect(git.commitAll(wt, base, 'ours')).rejects.toThrow(/is a merge/);
+    });
   });
 
   it('throws WorktreeConflictError on unmerged paths', async () => {

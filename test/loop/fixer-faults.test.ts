@@ -1,6 +1,6 @@
 /**
  * Agents that misbehave in the loop (issue 3, bad input): a fixer that
- * leaves conflicts, deletes its checkout or commits on its own (a write into
+ * leaves conflicts or deletes its checkout (one that commits: fixer-commits.test.ts; a write into
  * the user's working tree is only noted: issue 15, point 17); a refuter that replies malformed; `settle` for an
  * unknown finding or without `--by`. Each is a clear error with the run's
  * state intact: the run failed with its reason, no fix stage recorded, no
@@ -50,11 +50,6 @@ describe('a fixer that misbehaves fails the run and lands nothing', () => {
       'deletes its checkout (rm -rf its cwd)',
       [{ actions: ['rmRepo'], reply: { disputed: [] } }],
       /deleted its checkout/,
-    ],
-    [
-      'commits on its own',
-      [{ actions: ['commitOwn'], reply: { disputed: [] } }],
-      /moved HEAD|committed on its own/,
     ],
   ];
   it.each(cases)('%s', async (_name, fixer, detail) => {

@@ -89,7 +89,21 @@ export interface AgentStep {
   /** Fixer: dispute every blocker the prompt lists, with this reason. */
   disputeAll?: string;
   write?: Record<string, string>;
-  actions?: ('pushMain' | 'tagSameName' | 'rmRepo' | 'commitOwn' | 'conflict' | 'writeMain')[];
+  actions?: (
+    | 'pushMain'
+    | 'tagSameName'
+    | 'rmRepo'
+    | 'commitOwn'
+    | 'commitWrites'
+    | 'commitTwice'
+    | 'amend'
+    | 'resetBack'
+    | 'commitSymlinkOut'
+    | 'symlinkOut'
+    | 'commitGitlink'
+    | 'conflict'
+    | 'writeMain'
+  )[];
 }
 
 export type Plan = Record<string, AgentStep[]>;

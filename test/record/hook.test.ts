@@ -1,6 +1,15 @@
 /** The pre-push hook, exercised with real pushes to a bare repository. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,5 +116,42 @@ describe('revloop hook install', () => {
     );
     expect(coreHooksPath('[remote "origin"]\n\thooksPath = /y\n')).toBeNull();
     expect(coreHooksPath('[Core]\n\tHooksPath = "rel/dir"\n')).toBe('rel/dir');
+  });
+});
+
+describe('the newest record of the pushed commit decides', () => {
+  it('a rerun whose record has findings is not outvoted by an older clear record of the same commit', async () => {
+    const own = await makeFixture();
+    const bare = mkdtempSync(join(tmpdir(), 'revloop-remote-'));
+    try {
+      execFileSync('git', ['init', '-q', '--bare', bare], { env: TEST_GIT_ENV });
+      own.repo.git(['remote', 'add', 'origin', bare]);
+      expect(cli(['hook', 'install', '--repo', own.repo.dir], own.repo.dir).code).toBe(0);
+      const records = join(own.repo.dir, '.revloop/records');
+      mkdirSync(records, { recursive: true });
+      const write = async (name: string, over: Parameters<Fixture['statement']>[0], age: number) => {
+        const path = join(records, name);
+        writeFileSync(path, JSON.stringify(signStatement(await own.statement(over), own.team)));
+        const at = new Date(Date.now() - age * 1000);
+        utimesSync(path, at, at);
+      };
+      const rerun = { ordinal: 1, by: 'ada (OS user)', reason: 'flaky reviewer' };
+      await write('run-first.json', { id: 'run-first' }, 60);
+      await write(
+        'run-again.json',
+        { id: 'run-again', outcome: 'findings', stopReason: 'budget', rerun },
+        30,
+      );
+      const refused = pushRunningHooks(own.repo.dir, 'feature');
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('run-again.json (the newest record of this commit)');
+      expect(refused.stderr).toContain('refused: findings');
+      // A newer rerun that ends clear is what counts then.
+      await write('run-third.json', { id: 'run-third', rerun: { ...rerun, ordinal: 2 } }, 0);
+      expect(pushRunningHooks(own.repo.dir, 'feature')).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await own.repo.cleanup();
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 });

@@ -56,6 +56,7 @@ export function run(over: Partial<RunRow> = {}, snap: Partial<Snapshot> = {}): R
     stopReason: 'budget',
     reason: null,
     detail: null,
+    rerun: null,
     head: SHA.fix,
     roundsDone: 2,
     costUsd: 0.42,

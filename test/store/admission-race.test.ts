@@ -71,6 +71,35 @@ describe('admission races between processes (invariant 3)', () => {
       await store.close();
     });
 
+    it(`${which}: ${PROCS} processes asking to review one revision again create one rerun`, async () => {
+      const url = targets().find(([n]) => n === which)![1]!;
+      const key = `again-${which}-${Date.now()}`;
+      const store = await openStore(url);
+      const first = await store.admit({
+        runId: `first-${key}`,
+        admissionKey: key,
+        changeKey: 'race#1',
+        repo: 'race',
+        snapshotKey: `sk-${key}`,
+        snapshot: { head: 'h'.repeat(40), budgets: { rounds: 1, wallSeconds: 60, costUsd: 1 } } as never,
+      });
+      const owner = { id: 'o', host: 'h', pid: 1 };
+      const lease = (await store.acquireLease(first.kind === 'deferred' ? '' : first.run.id, owner, 60_000))!;
+      await store.finishRun(lease, {
+        status: 'completed',
+        outcome: 'clear',
+        stopReason: 'clear',
+        reason: null,
+        detail: null,
+      });
+      const lines = await race(url, () => [`rerun:${key}`]);
+      expect(lines.filter((l) => l.kind === 'created')).toHaveLength(1);
+      expect(new Set(lines.map((l) => l.runId)).size).toBe(1);
+      const rerun = await store.getRun(lines[0]?.runId as string);
+      expect(rerun?.rerun).toMatchObject({ ordinal: 1, reason: 'racing reruns' });
+      await store.close();
+    });
+
     it(`${which}: racing processes never exceed the capacity limit`, async () => {
       const url = targets().find(([n]) => n === which)![1]!;
       const tag = `cap-${which}-${Date.now()}`;

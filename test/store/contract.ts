@@ -100,6 +100,69 @@ export function runStoreContract(
           expect(third.run).toMatchObject({ id: again.run.id, outcome: 'clear' });
       });
 
+      describe('a revision reviewed again on purpose (rerun)', () => {
+        const asked = { by: 'ada (GITHUB_ACTOR)', reason: 'the security reviewer timed out twice' };
+        const finish = async (runId: string, end = clear) => {
+          const l = (await store.acquireLease(runId, owner(uid('w-')), 60_000))!;
+          await store.finishRun(l, end);
+        };
+
+        it('is a new run under its own key, with who asked and why; a plain admission then answers with it', async () => {
+          const first = await running();
+          await store.finishRun(first, clear);
+          const key = (await store.getRun(first.runId))!.admissionKey;
+          const re = await store.admit(admitInput({ admissionKey: key, rerun: asked }));
+          expect(re.kind).toBe('created');
+          if (re.kind !== 'created') return;
+          expect(re.run.rerun).toEqual({ ordinal: 1, ...asked });
+          expect(re.run.admissionKey).not.toBe(key);
+          expect((await store.getRun(first.runId))!.rerun).toBeNull();
+          // Plain admissions, and a rerun asked while it is under way, answer with the rerun.
+          for (const rerun of [undefined, { by: 'bob', reason: 'again' }]) {
+            const again = await store.admit(admitInput({ admissionKey: key, rerun }));
+            expect(again).toMatchObject({ kind: 'existing', run: { id: re.run.id } });
+          }
+          await finish(re.run.id);
+          const second = await store.admit(
+            admitInput({ admissionKey: key, rerun: { by: 'bob', reason: 'x' } }),
+          );
+          expect(second).toMatchObject({
+            kind: 'created',
+            run: { rerun: { ordinal: 2, by: 'bob', reason: 'x' } },
+          });
+        });
+
+        it('a rerun that failed is admitted again by a plain admission, still that rerun', async () => {
+          const first = await running();
+          await store.finishRun(first, clear);
+          const key = (await store.getRun(first.runId))!.admissionKey;
+          const re = await store.admit(admitInput({ admissionKey: key, rerun: asked }));
+          if (re.kind !== 'created') throw new Error(re.kind);
+          await finish(re.run.id, failed);
+          const retry = await store.admit(admitInput({ admissionKey: key }));
+          expect(retry).toMatchObject({ kind: 'created', run: { rerun: { ordinal: 1, ...asked } } });
+          if (retry.kind === 'created') expect(retry.run.id).not.toBe(re.run.id);
+        });
+
+        it('of a revision never admitted is its first run: there is nothing to review again', async () => {
+          const first = await store.admit(admitInput({ rerun: asked }));
+          expect(first).toMatchObject({ kind: 'created', run: { rerun: null } });
+        });
+
+        it('racing reruns of one revision create one rerun', async () => {
+          const first = await running();
+          await store.finishRun(first, clear);
+          const key = (await store.getRun(first.runId))!.admissionKey;
+          const res = await Promise.all(
+            Array.from({ length: 12 }, (_, i) =>
+              store.admit(admitInput({ admissionKey: key, rerun: { by: `p${i}`, reason: 'race' } })),
+            ),
+          );
+          expect(res.filter((r) => r.kind === 'created')).toHaveLength(1);
+          expect(new Set(res.map((r) => (r.kind === 'deferred' ? '' : r.run.id))).size).toBe(1);
+        });
+      });
+
       it('defers on capacity, counting only queued and running runs, and never over-admits under a race', async () => {
         const limits = { maxActive: 5 };
         const res = await Promise.all(Array.from({ length: 12 }, () => store.admit(admitInput({ limits }))));

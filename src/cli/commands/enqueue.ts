@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import type { ConfigSource } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
+import { rerunPhrase } from '../../core/run-report.js';
 import { admit } from '../../loop/admission.js';
 import { openRepo, trustFrom } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
+import { rerunRequest } from '../rerun.js';
 
 interface Opts {
   repo?: string;
@@ -17,6 +19,8 @@ interface Opts {
   maxActive?: string;
   costBudget?: string;
   costWindow?: string;
+  rerun?: boolean;
+  reason?: string;
   json?: boolean;
 }
 
@@ -35,6 +39,7 @@ const enqueue: Command<Opts> = async (_args, opts, io) => {
     costBudgetUsd: num('--cost-budget', opts.costBudget, false),
     costWindowSeconds: num('--cost-window', opts.costWindow, true),
   };
+  const rerun = rerunRequest(opts, io.env);
   const { store, deps } = await openRepo(io, opts, undefined, {}, trustFrom(opts));
   try {
     const adm = await admit(deps, {
@@ -45,6 +50,7 @@ const enqueue: Command<Opts> = async (_args, opts, io) => {
       configPath: opts.config,
       configFrom: opts.configFrom,
       limits,
+      rerun,
     });
     const r = adm.result;
     if (r.kind === 'deferred') {
@@ -53,10 +59,16 @@ const enqueue: Command<Opts> = async (_args, opts, io) => {
       return Exit.notCompleted;
     }
     if (opts.json)
-      printJson(io, { admitted: r.kind, runId: r.run.id, status: r.run.status, outcome: r.run.outcome });
+      printJson(io, {
+        admitted: r.kind,
+        runId: r.run.id,
+        status: r.run.status,
+        outcome: r.run.outcome,
+        rerun: r.run.rerun,
+      });
     else
       io.stdout(
-        `${r.kind === 'created' ? 'admitted' : 'already admitted'}: run ${r.run.id} (${r.run.status}${r.run.outcome ? ` / ${r.run.outcome}` : ''})\n`,
+        `${r.kind === 'created' ? 'admitted' : 'already admitted'}: run ${r.run.id} (${r.run.status}${r.run.outcome ? ` / ${r.run.outcome}` : ''})${r.run.rerun ? `, ${rerunPhrase(r.run.rerun)}` : ''}\n`,
       );
     return Exit.ok;
   } finally {

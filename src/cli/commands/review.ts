@@ -10,6 +10,7 @@ import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
 import { progressMode, progressPrinter } from '../progress.js';
 import { type PublishFlags, publishOnReview } from '../publish-on-review.js';
+import { rerunRequest } from '../rerun.js';
 import { runJson } from '../run-json.js';
 
 interface Opts extends PublishFlags {
@@ -25,6 +26,8 @@ interface Opts extends PublishFlags {
   out?: string;
   apply?: boolean;
   requireConfined?: boolean;
+  rerun?: boolean;
+  reason?: string;
   json?: boolean;
 }
 
@@ -33,6 +36,7 @@ export const exitForRun = (status: string, outcome: string | null): number =>
   status === 'completed' ? (outcome === 'clear' ? Exit.ok : Exit.findings) : Exit.notCompleted;
 
 const review: Command<Opts> = async (_args, opts, io) => {
+  const rerun = rerunRequest(opts, io.env);
   // The forge is named before the loop spends anything: a missing token is a usage error now, not after the run.
   const publishTo = opts.publish ? publishOnReview.prepare(opts, io) : null;
   // A bad --out is said now, not after the whole loop ran.
@@ -55,6 +59,7 @@ const review: Command<Opts> = async (_args, opts, io) => {
         change: opts.change,
         configPath: opts.config,
         configFrom: opts.configFrom,
+        rerun,
       },
       opts.out,
     );
@@ -89,7 +94,11 @@ const review: Command<Opts> = async (_args, opts, io) => {
       });
     else {
       if (res.admitted === 'existing')
-        io.stdout(`(this revision was already admitted as run ${res.run.id})\n`);
+        io.stdout(
+          rerun
+            ? `(run ${res.run.id} of this revision was still under way: it answers this rerun)\n`
+            : `(this revision was already admitted as run ${res.run.id})\n`,
+        );
       io.stdout(`${renderRunSummary(report)}\n`);
       if (applied?.ok) io.stdout(`${applied.message}\n`);
       if (res.detached)

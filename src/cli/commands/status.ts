@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import type { RunRow } from '../../core/ledger.js';
+import { rerunPhrase } from '../../core/run-report.js';
 import { isTerminal } from '../../core/types.js';
 import { pidAlive } from '../../io/pid.js';
 import { findRunOrThrow } from '../../loop/operations.js';
@@ -90,6 +91,7 @@ const status: Command<Opts> = async (args, opts, io) => {
           outcome: r.outcome,
           stopReason: r.stopReason,
           reason: r.reason,
+          rerun: r.rerun,
           ownerGone: ownerGone(r, deps.clock.now()) !== null,
           recordMissing: recordMissing(r),
           rounds: r.roundsDone,
@@ -124,6 +126,7 @@ const status: Command<Opts> = async (args, opts, io) => {
           .join('  ')
           .trimEnd()}\n`,
       );
+    for (const r of runs) if (r.rerun) io.stdout(`run ${r.id}: ${rerunPhrase(r.rerun)}\n`);
     for (const r of runs.filter((x) => ownerGone(x, now)))
       io.stdout(`run ${r.id} has no live owner; resume it with: ${io.self} resume ${r.id}\n`);
     for (const r of runs.filter(recordMissing))

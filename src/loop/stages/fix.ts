@@ -2,8 +2,9 @@
  * The fix stage: the fixer edits an isolated worktree of the run's revision;
  * the controller, not the fixer, commits the edit as the run's next revision
  * (on refs/revloop/runs/<id>; the change's branch moves only with --apply).
- * A fixer that commits on its own, leaves conflicts or deletes the checkout
- * fails the run, and nothing of its edit lands. Edits it made inside a
+ * Commits the fixer made on top of the revision are its edit, committed
+ * again as the controller's; a fixer that rewrites history, leaves conflicts
+ * or deletes the checkout fails the run, and nothing of its edit lands. Edits it made inside a
  * submodule cannot land and are named in the result (notLanded); the user's
  * own tree changing meanwhile is noted, never blamed on it.
  */
@@ -17,7 +18,7 @@ import type { FixResult, RecordedFix } from '../../core/stage-results.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { MalformedReplyError } from '../errors.js';
-import { changedPaths, editsInSubmodules } from '../fix-landing.js';
+import { changedPaths, editsInSubmodules, refusedFixCommit } from '../fix-landing.js';
 import { fixerDiff } from '../focused-prompts.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
@@ -95,9 +96,11 @@ export async function fixStage(
       const commit = await git
         .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
         .catch((err: Error & { code?: string }) => {
-          // commitAll refuses a worktree whose HEAD moved or that holds conflicts.
+          // commitAll takes the fixer's own commits on top of the revision as its edit, and
+          // refuses history it cannot (a rewrite, a merge), a HEAD moved under it, or conflicts.
+          if (err.code === 'fixer_history') throw new Error(err.message);
           if (err.code === 'worktree_moved')
-            throw new Error(`fixer moved HEAD of its worktree (committed on its own?): ${err.message}`);
+            throw new Error(`fixer moved HEAD of its worktree while it was committed: ${err.message}`);
           if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
           throw err;
         });
@@ -122,6 +125,8 @@ export async function fixStage(
       const changed = await readUserTree().catch(() => []);
       // Settled before anything here can throw: a failed call readies the checkout again at once.
       await readied;
+      const refused = commit ? await refusedFixCommit(ctx, head, commit) : null;
+      if (refused) throw new Error(refused);
       const notes = {
         ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
         ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),

@@ -55,6 +55,7 @@ import {
   checkRunEnd,
   hasLimits,
   limitVerdict,
+  planAdmission,
   STAGE_RANK_SQL,
   sameJson,
   toJson,
@@ -71,7 +72,9 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
   st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = HELD_SQL;
-const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
+/** A revision's newest run (parameter: its key): the highest rerun, then the latest made. */
+const NEWEST_OF_REVISION = `${RUN} WHERE r.revision_key = $1 OR r.admission_key = $1
+  ORDER BY r.rerun DESC, r.created_at DESC, r.seq DESC LIMIT 1`;
 /** The runs a claim may take; `repo` is the placeholder of the repository filter (null: any). */
 const claimable = (repo: string): string => claimableSql(NOW, `${repo}::text`);
 
@@ -149,28 +152,28 @@ export class PostgresStore implements Store {
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     return this.guard(async () => {
-      // A key already held is answered without any lock: that answer stays true (invariant 3).
-      // Named, so each pooled connection parses and plans it once: most admissions of a busy
-      // queue end here.
+      // A revision whose newest run answers is answered without any lock: that answer stays
+      // true (invariant 3). Named, so each pooled connection parses and plans it once: most
+      // admissions of a busy queue end here.
       const key = [input.admissionKey];
-      const held = (
+      const newest = (
         await this.pool
-          .query({ name: 'revloop-admit-held', text: HELD_BY_KEY, values: key })
+          .query({ name: 'revloop-admit-newest', text: NEWEST_OF_REVISION, values: key })
           .catch((err: { code?: string }) => {
             // A newer revloop's migration changed the runs table under the plan: ask unnamed.
-            if (err.code === '0A000') return this.pool.query(HELD_BY_KEY, key);
+            if (err.code === '0A000') return this.pool.query(NEWEST_OF_REVISION, key);
             throw err;
           })
       ).rows[0] as Raw | undefined;
-      if (held) return { kind: 'existing', run: toRun(held) };
+      const seen = planAdmission(input, newest ? toRun(newest) : null);
+      if (seen.kind === 'existing') return seen;
       const limited = hasLimits(input);
       return this.tx(async (c) => {
         // Limits need every admission serialised (exclusive); without them, admissions only exclude limited ones.
         await c.query(`SELECT pg_advisory_xact_lock${limited ? '' : '_shared'}(${ADMIT_LOCK})`);
-        const again = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
-          input.admissionKey,
-        ]);
-        if (again) return { kind: 'existing', run: toRun(again) };
+        const again = await this.one(c, NEWEST_OF_REVISION, key);
+        const plan = planAdmission(input, again ? toRun(again) : null);
+        if (plan.kind === 'existing') return plan;
         if (limited) {
           const w = input.limits?.costWindowSeconds;
           const u = await this.one(
@@ -191,24 +194,29 @@ export class PostgresStore implements Store {
           `INSERT INTO snapshots (snapshot_key, snapshot, created_at) VALUES ($1, $2::jsonb, ${NOW}) ON CONFLICT DO NOTHING`,
           [input.snapshotKey, toJson(input.snapshot)],
         );
+        // Two admitters under the shared lock may both plan the same key: the unique index
+        // lets one insert, and the other answers with its run.
         const ins = await c.query(
-          `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $8, $6, $7, ${NOW}, ${NOW})
+          `INSERT INTO runs (id, admission_key, revision_key, rerun, rerun_by, rerun_reason, change_key, repo,
+             snapshot_key, status, head, budget_usd, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ${NOW}, ${NOW})
            ON CONFLICT (admission_key) WHERE ${HELD} DO NOTHING RETURNING id`,
           [
             input.runId,
+            plan.admissionKey,
             input.admissionKey,
+            plan.rerun?.ordinal ?? 0,
+            plan.rerun?.by ?? null,
+            plan.rerun?.reason ?? null,
             input.changeKey,
             input.repo,
             input.snapshotKey,
+            RunStatus.queued,
             input.snapshot.head,
             admissionCost(input),
-            RunStatus.queued,
           ],
         );
-        const row = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [
-          input.admissionKey,
-        ]);
+        const row = await this.one(c, `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`, [plan.admissionKey]);
         return { kind: ins.rowCount === 1 ? 'created' : 'existing', run: toRun(row!) };
       });
     });

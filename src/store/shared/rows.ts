@@ -48,6 +48,10 @@ export const toRun = (r: Raw): RunRow => ({
   stopReason: strOrNull(r.stop_reason) as StopReason | null,
   reason: strOrNull(r.reason) as EndReason | null,
   detail: strOrNull(r.detail),
+  rerun:
+    r.rerun === null || r.rerun === undefined || num(r.rerun) === 0
+      ? null
+      : { ordinal: num(r.rerun), by: str(r.rerun_by ?? ''), reason: str(r.rerun_reason ?? '') },
   head: str(r.head),
   roundsDone: num(r.rounds_done),
   costUsd: num(r.cost_usd),

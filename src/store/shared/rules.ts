@@ -3,8 +3,10 @@
  * from SQL so that memory, SQLite and PostgreSQL cannot drift.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import type { Lease } from '../../core/ledger.js';
+import { rerunAdmissionKey } from '../../core/keys.js';
+import type { Lease, Rerun, RunRow } from '../../core/ledger.js';
 import { ROUND_STAGES } from '../../core/round-order.js';
+import { ACTIVE_STATUSES, KEY_HOLDING } from '../../core/run-state.js';
 import { isTerminal, type RunStatus } from '../../core/types.js';
 import type { AdmitInput, AdmitResult, RunEnd } from '../../ports/store.js';
 import { FencedOutError, LedgerConflictError, UnknownRunError } from '../errors.js';
@@ -12,6 +14,32 @@ import { FencedOutError, LedgerConflictError, UnknownRunError } from '../errors.
 /** An attempt ended (or ended by a verdict) that was never begun: a bug in the caller. */
 export const attemptNeverBegun = (runId: string, callKey: string, attemptNo: number): LedgerConflictError =>
   new LedgerConflictError(`run ${runId}: attempt ${attemptNo} of ${callKey} was never begun`);
+
+/**
+ * What an admission does, from the newest run of the revision (highest
+ * rerun, then latest made): answer with a run, or make one under a key. A
+ * rerun makes the next one unless the newest is still queued or running (a
+ * fresh answer is already being made); a plain admission answers with the
+ * newest when it holds its key, or makes it again (its runs all failed) with
+ * the same rerun fields.
+ */
+export function planAdmission(
+  input: AdmitInput,
+  newest: RunRow | null,
+): { kind: 'existing'; run: RunRow } | { kind: 'create'; admissionKey: string; rerun: Rerun | null } {
+  const key = (rerun: Rerun | null) => ({
+    kind: 'create' as const,
+    admissionKey: rerunAdmissionKey(input.admissionKey, rerun?.ordinal ?? 0),
+    rerun,
+  });
+  if (!newest) return key(null);
+  if (input.rerun) {
+    if (ACTIVE_STATUSES.includes(newest.status)) return { kind: 'existing', run: newest };
+    return key({ ordinal: (newest.rerun?.ordinal ?? 0) + 1, ...input.rerun });
+  }
+  if (KEY_HOLDING.includes(newest.status)) return { kind: 'existing', run: newest };
+  return key(newest.rerun);
+}
 
 /** What the run being admitted is charged against the cost budget until it ends. */
 export const admissionCost = (input: AdmitInput): number =>

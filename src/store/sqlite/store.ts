@@ -59,11 +59,12 @@ import {
   costWindowStart,
   hasLimits,
   limitVerdict,
+  planAdmission,
   STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -82,7 +83,9 @@ const RUN = `SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_k
 const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note AS s_note, st.at AS s_at,
   st.origin AS s_origin
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
-const HELD = HELD_SQL;
+/** A revision's newest run (parameters: its key, twice): the highest rerun, then the latest made. */
+const NEWEST_OF_REVISION = `${RUN} WHERE r.revision_key = ? OR r.admission_key = ?
+  ORDER BY r.rerun DESC, r.created_at DESC, r.rowid DESC LIMIT 1`;
 /** The runs `claimNext` may take (parameters: now, repo, repo). */
 const CLAIMABLE = claimableSql('?', '?');
 
@@ -192,14 +195,17 @@ export class SqliteStore implements Store {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    // A key already held is answered by a WAL read, without the write lock: that answer stays true.
-    const held = this.read(() =>
-      this.one(`${RUN} WHERE r.admission_key = ? AND r.${HELD}`, input.admissionKey),
-    );
-    if (held) return { kind: 'existing', run: toRun(held) };
+    const newest = () => {
+      const r = this.one(NEWEST_OF_REVISION, input.admissionKey, input.admissionKey);
+      return r ? toRun(r) : null;
+    };
+    // A revision whose newest run answers is answered by a WAL read, without the write lock:
+    // that answer stays true.
+    const seen = planAdmission(input, this.read(newest));
+    if (seen.kind === 'existing') return seen;
     return this.write(() => {
-      const held = this.one(`${RUN} WHERE r.admission_key = ? AND r.${HELD}`, input.admissionKey);
-      if (held) return { kind: 'existing', run: toRun(held) };
+      const plan = planAdmission(input, newest());
+      if (plan.kind === 'existing') return plan;
       const now = this.now();
       if (hasLimits(input)) {
         const from = Math.max(costWindowStart(input, now), Number.MIN_SAFE_INTEGER);
@@ -225,10 +231,15 @@ export class SqliteStore implements Store {
         now,
       );
       this.exec(
-        `INSERT INTO runs (id, admission_key, change_key, repo, snapshot_key, status, head, budget_usd, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (id, admission_key, revision_key, rerun, rerun_by, rerun_reason, change_key, repo,
+           snapshot_key, status, head, budget_usd, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         input.runId,
+        plan.admissionKey,
         input.admissionKey,
+        plan.rerun?.ordinal ?? 0,
+        plan.rerun?.by ?? null,
+        plan.rerun?.reason ?? null,
         input.changeKey,
         input.repo,
         input.snapshotKey,
