@@ -53,6 +53,8 @@ await build({
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  // Paths in the output are as seen from the tree, not where a symlinked node_modules points.
+  preserveSymlinks: true,
   platform: 'node',
   format: 'esm',
   target: 'node22',
