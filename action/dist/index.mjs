@@ -3,7 +3,7 @@ const require = __revloopRequire(import.meta.url);
 
 // src/action/main.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync2, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync2, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join2, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,53 +46,62 @@ function appendSummary(env, text) {
 
 // src/action/sqlite.ts
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 var pkgUrl = new URL("../../package.json", import.meta.url);
-function pinnedVersion() {
-  const pkg = JSON.parse(readFileSync(pkgUrl, "utf8"));
-  const v = pkg.dependencies?.["better-sqlite3"];
-  if (!v) throw new Error("package.json names no better-sqlite3 version");
-  return v;
+var lockUrl = new URL("../../package-lock.json", import.meta.url);
+var DRIVER = "better-sqlite3";
+function lockedDriver() {
+  const lock = JSON.parse(readFileSync(lockUrl, "utf8"));
+  const out = {};
+  const want = [DRIVER];
+  for (let name = want.pop(); name !== void 0; name = want.pop()) {
+    const key = `node_modules/${name}`;
+    const entry = lock.packages[key];
+    if (!entry) throw new Error(`package-lock.json has no ${key}`);
+    out[key] = entry;
+    for (const dep of Object.keys(entry.dependencies ?? {})) if (!out[`node_modules/${dep}`]) want.push(dep);
+  }
+  return out;
 }
 function installed(dir, version) {
-  const manifest = join(dir, "node_modules", "better-sqlite3", "package.json");
+  const manifest = join(dir, "node_modules", DRIVER, "package.json");
   if (!existsSync(manifest)) return false;
   return JSON.parse(readFileSync(manifest, "utf8")).version === version;
 }
 function ensureSqliteDriver(env, temp) {
   if (env.REVLOOP_SQLITE_DRIVER) return env.REVLOOP_SQLITE_DRIVER;
   try {
-    createRequire(pkgUrl).resolve("better-sqlite3");
+    createRequire(pkgUrl).resolve(DRIVER);
     return void 0;
   } catch {
   }
-  const version = pinnedVersion();
+  const packages = lockedDriver();
+  const version = packages[`node_modules/${DRIVER}`]?.version ?? "";
   const dir = join(temp, "revloop-sqlite");
   if (installed(dir, version)) return dir;
-  process.stdout.write(`revloop: installing the SQLite driver better-sqlite3@${version} into ${dir}
+  process.stdout.write(`revloop: installing the SQLite driver ${DRIVER}@${version} into ${dir}
 `);
-  const npm = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      dir,
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      `better-sqlite3@${version}`
-    ],
-    { env, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] }
+  mkdirSync(dir, { recursive: true });
+  const dependencies = { [DRIVER]: version };
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true, dependencies }));
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    JSON.stringify({ lockfileVersion: 3, requires: true, packages: { "": { dependencies }, ...packages } })
   );
+  const npm = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"]
+  });
   if (npm.status === 0 && installed(dir, version)) return dir;
   const why = npm.error ? `npm could not start: ${npm.error.message}` : `npm exited ${npm.status ?? npm.signal}: ${lastLine(npm.stderr)}`;
   throw new Refusal(
     "usage",
     2,
-    `revloop review needs the SQLite driver better-sqlite3@${version} for its ledger and could not install it (${why}); install it with npm install --prefix DIR better-sqlite3@${version} and set REVLOOP_SQLITE_DRIVER=DIR`
+    `revloop review needs the SQLite driver ${DRIVER}@${version} for its ledger and could not install it (${why}); install it with npm install --prefix DIR ${DRIVER}@${version} and set REVLOOP_SQLITE_DRIVER=DIR`
   );
 }
 var lastLine = (s) => (s ?? "").split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "no message";
@@ -265,7 +274,7 @@ function verify(job, inp, reviewed) {
     const note = job.git(["notes", `--ref=${inp.notesRef}`, "show", "HEAD"]);
     if (note.ok) {
       record = join2(job.temp, "revloop-note.json");
-      writeFileSync(record, note.stdout);
+      writeFileSync2(record, note.stdout);
     }
   }
   const args = [];

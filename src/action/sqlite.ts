@@ -1,27 +1,44 @@
 /**
  * `review` and `export` keep their runs in a SQLite ledger, whose driver is a
  * native module the bundle cannot carry: it is installed for the job from the
- * registry, at the version package.json pins (better-sqlite3 ships prebuilt
- * binaries in its package, so nothing is compiled), unless it is already
- * there. `verify` never needs it.
+ * registry with `npm ci`, exactly as this repository's package-lock.json pins
+ * it (versions and integrity hashes, the driver and what it depends on), with
+ * no install script: better-sqlite3 ships prebuilt binaries in its package, so
+ * nothing is compiled. Already there, it is used as it is. `verify` never
+ * needs it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Refusal } from './refusal.js';
 
 const pkgUrl = new URL('../../package.json', import.meta.url);
+const lockUrl = new URL('../../package-lock.json', import.meta.url);
+const DRIVER = 'better-sqlite3';
 
-function pinnedVersion(): string {
-  const pkg = JSON.parse(readFileSync(pkgUrl, 'utf8')) as { dependencies?: Record<string, string> };
-  const v = pkg.dependencies?.['better-sqlite3'];
-  if (!v) throw new Error('package.json names no better-sqlite3 version');
-  return v;
+interface Locked {
+  version: string;
+  dependencies?: Record<string, string>;
+}
+
+/** The driver's entries of package-lock.json and those of everything it depends on. */
+function lockedDriver(): Record<string, Locked> {
+  const lock = JSON.parse(readFileSync(lockUrl, 'utf8')) as { packages: Record<string, Locked> };
+  const out: Record<string, Locked> = {};
+  const want = [DRIVER];
+  for (let name = want.pop(); name !== undefined; name = want.pop()) {
+    const key = `node_modules/${name}`;
+    const entry = lock.packages[key];
+    if (!entry) throw new Error(`package-lock.json has no ${key}`);
+    out[key] = entry;
+    for (const dep of Object.keys(entry.dependencies ?? {})) if (!out[`node_modules/${dep}`]) want.push(dep);
+  }
+  return out;
 }
 
 function installed(dir: string, version: string): boolean {
-  const manifest = join(dir, 'node_modules', 'better-sqlite3', 'package.json');
+  const manifest = join(dir, 'node_modules', DRIVER, 'package.json');
   if (!existsSync(manifest)) return false;
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version;
 }
@@ -33,27 +50,27 @@ function installed(dir: string, version: string): boolean {
 export function ensureSqliteDriver(env: NodeJS.ProcessEnv, temp: string): string | undefined {
   if (env.REVLOOP_SQLITE_DRIVER) return env.REVLOOP_SQLITE_DRIVER;
   try {
-    createRequire(pkgUrl).resolve('better-sqlite3');
+    createRequire(pkgUrl).resolve(DRIVER);
     return undefined;
   } catch {}
-  const version = pinnedVersion();
+  const packages = lockedDriver();
+  const version = packages[`node_modules/${DRIVER}`]?.version ?? '';
   const dir = join(temp, 'revloop-sqlite');
   if (installed(dir, version)) return dir;
-  process.stdout.write(`revloop: installing the SQLite driver better-sqlite3@${version} into ${dir}\n`);
-  const npm = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      `better-sqlite3@${version}`,
-    ],
-    { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
+  process.stdout.write(`revloop: installing the SQLite driver ${DRIVER}@${version} into ${dir}\n`);
+  mkdirSync(dir, { recursive: true });
+  const dependencies = { [DRIVER]: version };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, dependencies }));
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    JSON.stringify({ lockfileVersion: 3, requires: true, packages: { '': { dependencies }, ...packages } }),
   );
+  const npm = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (npm.status === 0 && installed(dir, version)) return dir;
   const why = npm.error
     ? `npm could not start: ${npm.error.message}`
@@ -61,7 +78,7 @@ export function ensureSqliteDriver(env: NodeJS.ProcessEnv, temp: string): string
   throw new Refusal(
     'usage',
     2,
-    `revloop review needs the SQLite driver better-sqlite3@${version} for its ledger and could not install it (${why}); install it with npm install --prefix DIR better-sqlite3@${version} and set REVLOOP_SQLITE_DRIVER=DIR`,
+    `revloop review needs the SQLite driver ${DRIVER}@${version} for its ledger and could not install it (${why}); install it with npm install --prefix DIR ${DRIVER}@${version} and set REVLOOP_SQLITE_DRIVER=DIR`,
   );
 }
 

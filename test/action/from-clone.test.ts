@@ -1,0 +1,130 @@
+/**
+ * `uses: <owner>/revloop@<ref>` from nothing but this repository: a fresh
+ * clone of the commit under test, no `npm install`, no `npx` on PATH. The
+ * runner starts the committed entry with its Node and its environment
+ * contract; the action installs the SQLite driver the way it does on a
+ * runner (npm ci of the driver as package-lock.json pins it; here from npm's
+ * cache, offline, so the test needs no network), reviews a real repository
+ * with a command reviewer, publishes to the loopback GitHub (every request
+ * valid against GitHub's OpenAPI description), verifies, and writes the
+ * summary and outputs. With no way to get the driver, it says so in one line.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeGitHub } from '../forge/fake-github.js';
+import { pushTo, startGitHub, TOKENS } from '../forge/setup.js';
+import { TEST_GIT_ENV } from '../helpers/git-repo.js';
+import {
+  baseConfig,
+  findings,
+  makeReviewRepo,
+  pass,
+  type ReviewRepo,
+  ROOT,
+  raceFinding,
+} from '../loop/helpers.js';
+import { errorCommands, runAction } from './runner.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'revloop-from-clone-'));
+const clone = join(temp, 'revloop');
+const bin = join(temp, 'bin');
+const npmCache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+let gh: FakeGitHub;
+const repos: ReviewRepo[] = [];
+
+beforeAll(async () => {
+  // The commit under test, as `git clone` gives it (HEAD may be detached in CI: fetch it by name).
+  execFileSync('git', ['init', '-q', clone], { env: TEST_GIT_ENV });
+  execFileSync('git', ['-C', clone, 'fetch', '-q', '--depth=1', ROOT, 'HEAD'], { env: TEST_GIT_ENV });
+  execFileSync('git', ['-C', clone, 'checkout', '-q', 'FETCH_HEAD'], { env: TEST_GIT_ENV });
+  // The job's PATH with every tool it has, except npx.
+  mkdirSync(bin);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || !existsSync(dir)) continue;
+    for (const name of readdirSync(dir))
+      if (name !== 'npx' && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+  }
+  gh = await startGitHub();
+}, 120_000);
+
+afterAll(async () => {
+  for (const r of repos) await r.cleanup();
+  await gh?.stop();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+function job(r: ReviewRepo, inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+  const event = join(temp, 'event.json');
+  writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
+  return runAction({
+    actionDir: clone,
+    inputs,
+    workspace: r.dir,
+    githubToken: TOKENS.app,
+    env: {
+      ...TEST_GIT_ENV,
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      PATH: bin,
+      REVLOOP_CONFINE: 'off',
+      GITHUB_REPOSITORY: 'acme/widgets',
+      GITHUB_API_URL: gh.url,
+      GITHUB_EVENT_PATH: event,
+      npm_config_cache: npmCache,
+      npm_config_offline: 'true',
+      ...env,
+    },
+  });
+}
+
+describe('the Action from a fresh clone, no install, no npx', () => {
+  it('has no node_modules and no npx to lean on', () => {
+    expect(existsSync(join(clone, 'node_modules'))).toBe(false);
+    expect(existsSync(join(clone, 'action/dist/index.mjs'))).toBe(true);
+    expect(existsSync(join(bin, 'npx'))).toBe(false);
+  });
+
+  it('reviews, publishes to the pull request, verifies, and writes the summary and outputs', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
+    pushTo(gh, r.repo, 7, r.base, r.head);
+    const res = job(r, {
+      review: 'true',
+      publish: 'true',
+      'allow-findings': 'true',
+      'require-confined': 'false',
+    });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toContain('revloop: installing the SQLite driver better-sqlite3@');
+    expect(res.stdout).toContain('review exited 1');
+    expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
+    expect(res.outputs['run-id']).toMatch(/^r/);
+    expect(res.summary).toContain('revloop review: completed: findings');
+    expect(res.summary).toContain('### ✅ revloop verify: ok');
+    expect(errorCommands(res)[0]).toMatch(/^::error file=src\/calc\.js,line=11,/);
+    expect(gh.violations).toEqual([]);
+    expect(gh.reviews).toHaveLength(1);
+    expect(gh.comments.map((c) => c.path)).toEqual(['src/calc.js']);
+    expect(res.stdout + res.stderr).not.toContain(TOKENS.app);
+  }, 300_000);
+
+  it('with no way to get the SQLite driver: one line naming it, the outputs written, exit 2', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    // An empty npm cache, offline: npm cannot fetch the driver.
+    const res = job(r, { review: 'true' }, { npm_config_cache: join(temp, 'empty-cache') });
+    expect(res.code).toBe(2);
+    expect(errorCommands(res)).toEqual([
+      expect.stringMatching(
+        /^::error title=revloop verify::revloop review needs the SQLite driver better-sqlite3@13\.\d+\.\d+ for its ledger and could not install it \(npm exited 1: /,
+      ),
+    ]);
+    expect(res.outputs).toEqual({ ok: 'false', code: 'usage', 'run-id': '' });
+    expect(existsSync(join(r.dir, '.revloop/ledger.db'))).toBe(false);
+  }, 120_000);
+});
