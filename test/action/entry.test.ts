@@ -50,7 +50,7 @@ function action(
   r: ReviewRepo,
   inputs: Record<string, string>,
   o: { env?: NodeJS.ProcessEnv; node?: string } = {},
-): ActionResult {
+): Promise<ActionResult> {
   const env = testEnv(o.env);
   delete env.GITHUB_BASE_REF;
   return runAction({ actionDir: ROOT, inputs, workspace: r.dir, env, ...(o.node ? { node: o.node } : {}) });
@@ -62,14 +62,14 @@ describe('the action entry under the runner', () => {
     const rec = join(r.dir, 'rec.json');
     const rev = await runCli(['review', '--head', r.branch, '--out', rec], { cwd: r.dir });
     expect(rev.code, rev.stderr).toBe(0);
-    const res = action(r, { record: rec });
+    const res = await action(r, { record: rec });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
     expect(res.outputs['run-id']).toMatch(/^r/);
     expect(res.summary).toContain('### ✅ revloop verify: ok');
     expect(errorCommands(res)).toEqual([]);
     // Trusted keys given as a newline-separated input (a trailing newline, as YAML's `|` leaves).
-    const withKey = action(r, { record: rec, key: `${join(r.dir, '.revloop/keys/signing.pub')}\n` });
+    const withKey = await action(r, { record: rec, key: `${join(r.dir, '.revloop/keys/signing.pub')}\n` });
     expect(withKey.code, withKey.stdout + withKey.stderr).toBe(0);
   }, 120_000);
 
@@ -80,7 +80,7 @@ describe('the action entry under the runner', () => {
     // A push after the review: the record no longer covers HEAD.
     r.repo.write('src/calc.js', '// changed after the review\n');
     r.repo.commit('after the review');
-    const res = action(r, { record: rec });
+    const res = await action(r, { record: rec });
     expect(res.code, res.stderr).toBe(3);
     expect(res.outputs).toMatchObject({ ok: 'false', code: 'subject_mismatch' });
     expect(res.outputs['run-id']).toMatch(/^r/);
@@ -92,7 +92,7 @@ describe('the action entry under the runner', () => {
 
   it('review: true with findings and allow-findings true: the review goes on, verify accepts', async () => {
     const r = await repoWith(findings(raceFinding()));
-    const res = action(r, { ...reviewing, 'allow-findings': 'true' });
+    const res = await action(r, { ...reviewing, 'allow-findings': 'true' });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toContain('review exited 1');
     // The review's annotations and its summary reached the runner.
@@ -104,7 +104,7 @@ describe('the action entry under the runner', () => {
 
   it('review: true with findings and allow-findings false: verify refuses, the action fails with exit 1', async () => {
     const r = await repoWith(findings(raceFinding()));
-    const res = action(r, reviewing);
+    const res = await action(r, reviewing);
     expect(res.code, res.stderr).toBe(1);
     expect(res.outputs).toMatchObject({ ok: 'false', code: 'findings' });
     expect(res.summary).toContain('revloop review: completed: findings');
@@ -115,7 +115,7 @@ describe('the action entry under the runner', () => {
   it('review: true on a run that did not complete: no record, so verify refuses (never ok)', async () => {
     const r = await repoWith(pass);
     r.plan({ reviewer: [{ exit: 1 }] });
-    const res = action(r, reviewing);
+    const res = await action(r, reviewing);
     expect(res.stdout).toContain('review exited 3');
     expect(res.code).toBe(3);
     expect(res.outputs).toMatchObject({ ok: 'false', code: 'not_completed' });
@@ -135,14 +135,14 @@ describe('the action entry under the runner', () => {
         join(bin, tool),
       ]);
     try {
-      const res = action(r, { review: 'true' }, { env: { PATH: bin } });
+      const res = await action(r, { review: 'true' }, { env: { PATH: bin } });
       expect(res.code, res.stdout + res.stderr).toBe(14);
       expect(res.outputs).toMatchObject({ ok: 'false', code: 'not_confined', 'run-id': '' });
       expect(errorCommands(res)).toEqual([
         expect.stringMatching(/^::error title=revloop verify::revloop review refused to run unconfined/),
       ]);
       // Unconfined on purpose: the same job reviews and verifies.
-      const off = action(r, { review: 'true', 'require-confined': 'false' }, { env: { PATH: bin } });
+      const off = await action(r, { review: 'true', 'require-confined': 'false' }, { env: { PATH: bin } });
       expect(off.code, off.stdout + off.stderr).toBe(0);
       expect(off.outputs).toMatchObject({ ok: 'true', code: 'ok' });
     } finally {
@@ -152,7 +152,7 @@ describe('the action entry under the runner', () => {
 
   it('publish: true where publishing fails (no token): a warning, the job goes on, verify is the gate', async () => {
     const r = await repoWith(pass);
-    const res = action(r, { ...reviewing, publish: 'true' });
+    const res = await action(r, { ...reviewing, publish: 'true' });
     expect(`${res.stdout}\n${res.stderr}`).toMatch(/^::warning title=revloop publish::publish exited [1-9]/m);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
@@ -160,7 +160,7 @@ describe('the action entry under the runner', () => {
 
   it('no record at all: a usage error with its summary, outputs and ::error', async () => {
     const r = await repoWith(pass);
-    const res = action(r, {});
+    const res = await action(r, {});
     expect(res.code).toBe(2);
     expect(res.outputs).toMatchObject({ ok: 'false', code: 'usage' });
     expect(res.summary).toContain('### ❌ revloop verify: no record (usage)');
@@ -171,7 +171,7 @@ describe('the action entry under the runner', () => {
 describe('bad input to the action', () => {
   it('an input with a wrong value: one line naming it, outputs written, exit 2', async () => {
     const r = await repoWith(pass);
-    const res = action(r, { review: 'yes' });
+    const res = await action(r, { review: 'yes' });
     expect(res.code).toBe(2);
     expect(errorCommands(res)).toEqual([
       "::error title=revloop verify::input 'review' must be 'true' or 'false', got 'yes'",
@@ -184,7 +184,7 @@ describe('bad input to the action', () => {
     'a Node it does not support (the machine’s Node 20): one line naming it, outputs written, exit 2',
     async () => {
       const r = await repoWith(pass);
-      const res = action(r, {}, { node: '/usr/bin/node' });
+      const res = await action(r, {}, { node: '/usr/bin/node' });
       expect(res.code).toBe(2);
       expect(errorCommands(res)).toEqual([
         expect.stringMatching(

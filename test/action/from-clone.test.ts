@@ -92,7 +92,7 @@ describe('the Action from a fresh clone, no install, no npx', () => {
     repos.push(r);
     r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
     pushTo(gh, r.repo, 7, r.base, r.head);
-    const res = job(r, {
+    const res = await job(r, {
       review: 'true',
       publish: 'true',
       'allow-findings': 'true',
@@ -117,7 +117,7 @@ describe('the Action from a fresh clone, no install, no npx', () => {
     repos.push(r);
     r.plan({ reviewer: [{ reply: pass }] });
     // An empty npm cache, offline: npm cannot fetch the driver.
-    const res = job(r, { review: 'true' }, { npm_config_cache: join(temp, 'empty-cache') });
+    const res = await job(r, { review: 'true' }, { npm_config_cache: join(temp, 'empty-cache') });
     expect(res.code).toBe(2);
     expect(errorCommands(res)).toEqual([
       expect.stringMatching(

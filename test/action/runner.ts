@@ -11,7 +11,7 @@
  *   (`name=value` and `name<<DELIMITER` … `DELIMITER`);
  * - the action's outputs are the names action.yml declares, nothing else.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +51,8 @@ export interface RunActionOptions {
 /** `INPUT_` + the name with spaces as `_`, upper-cased; hyphens stay (the runner's rule). */
 export const inputVar = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 
-export function runAction(o: RunActionOptions): ActionResult {
+/** Asynchronous, so a loopback server in the test's own process keeps answering while the action runs. */
+export async function runAction(o: RunActionOptions): Promise<ActionResult> {
   const action = parse(readFileSync(join(o.actionDir, 'action.yml'), 'utf8')) as ActionYml;
   if (action.runs.using !== 'node24') throw new Error(`runs.using is ${action.runs.using}, not node24`);
   for (const k of Object.keys(o.inputs))
@@ -75,20 +76,30 @@ export function runAction(o: RunActionOptions): ActionResult {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the runner's expression, as action.yml spells it
     env[inputVar(k)] = given === '${{ github.token }}' ? (o.githubToken ?? '') : given;
   }
-  const res = spawnSync(o.node ?? process.execPath, [join(o.actionDir, action.runs.main)], {
+  const child = spawn(o.node ?? process.execPath, [join(o.actionDir, action.runs.main)], {
     cwd: o.workspace,
     env,
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (res.error) throw res.error;
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const status = await new Promise<number | null>((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (c) => done(c));
+  });
   const written = readOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
   const outputs = Object.fromEntries(Object.keys(action.outputs).map((k) => [k, written[k] ?? '']));
-  const code = res.status ?? 128;
+  const code = status ?? 128;
   return {
     code,
-    stdout: res.stdout,
-    stderr: res.stderr,
+    stdout,
+    stderr,
     outputs,
     summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
     failed: code !== 0,

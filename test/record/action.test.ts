@@ -28,8 +28,13 @@ afterAll(async () => {
   rmSync(remote, { recursive: true, force: true });
 });
 
-function runStep(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
-  const r = runAction({ actionDir: ROOT, inputs, workspace: fx.repo.dir, env: { ...TEST_GIT_ENV, ...env } });
+async function runStep(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+  const r = await runAction({
+    actionDir: ROOT,
+    inputs,
+    workspace: fx.repo.dir,
+    env: { ...TEST_GIT_ENV, ...env },
+  });
   return { code: r.code, stderr: `${r.stdout}${r.stderr}`, outputs: r.outputs, summary: r.summary };
 }
 
@@ -46,7 +51,7 @@ async function publishNote(over: Parameters<Fixture['statement']>[0] = {}) {
 describe('action.yml verify step', () => {
   it('fetches the note on HEAD, trusts keys from the target branch, and passes', async () => {
     await publishNote();
-    const r = runStep({}, { GITHUB_BASE_REF: 'main' });
+    const r = await runStep({}, { GITHUB_BASE_REF: 'main' });
     expect(r.stderr).not.toContain('::error');
     expect(r.code).toBe(0);
     expect(r.outputs).toEqual({ ok: 'true', code: 'ok', 'run-id': 'run-0001' });
@@ -55,7 +60,7 @@ describe('action.yml verify step', () => {
 
   it('fails the step with the verify exit code and an error annotation on a mismatch', async () => {
     await publishNote({ head: fx.head });
-    const r = runStep({}, { GITHUB_BASE_REF: 'main' });
+    const r = await runStep({}, { GITHUB_BASE_REF: 'main' });
     expect(r.code).toBe(3);
     expect(r.outputs).toMatchObject({ ok: 'false', code: 'subject_mismatch' });
     expect(r.summary).toContain('refused (subject\\_mismatch)');
@@ -70,8 +75,8 @@ describe('action.yml verify step', () => {
         signStatement(await fx.statement({ outcome: 'findings', stopReason: 'budget' }), fx.team),
       ),
     );
-    expect(runStep({ record: path, key: fx.teamPub }).code).toBe(1);
-    expect(runStep({ record: path, key: fx.teamPub, 'allow-findings': 'true' }).code).toBe(0);
+    expect((await runStep({ record: path, key: fx.teamPub })).code).toBe(1);
+    expect((await runStep({ record: path, key: fx.teamPub, 'allow-findings': 'true' })).code).toBe(0);
   });
 
   it('trusts keys at refs/remotes/origin/<target>, never a tag of that short name pushed with the change', async () => {
@@ -87,7 +92,7 @@ describe('action.yml verify step', () => {
       fx.repo.git(['notes', '--ref=revloop', 'add', '-f', '-F', path, 'HEAD']);
       fx.repo.git(['push', '-q', '-f', 'origin', 'refs/notes/revloop']);
       fx.repo.git(['update-ref', '-d', 'refs/notes/revloop']);
-      const res = runStep({}, { GITHUB_BASE_REF: 'main' });
+      const res = await runStep({}, { GITHUB_BASE_REF: 'main' });
       expect(res.code, res.stderr).toBe(4);
       expect(res.outputs).toMatchObject({ ok: 'false', code: 'unknown_key' });
     } finally {
@@ -95,8 +100,8 @@ describe('action.yml verify step', () => {
     }
   });
 
-  it('fails (exit 2) when there is no record at all', () => {
-    const r = runStep({ 'notes-ref': 'nothing-here' });
+  it('fails (exit 2) when there is no record at all', async () => {
+    const r = await runStep({ 'notes-ref': 'nothing-here' });
     expect(r.code).toBe(2);
     expect(r.outputs.code).toBe('usage');
     expect(r.summary).toContain('no record');
