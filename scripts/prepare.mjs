@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 // `prepare`: builds dist/ where the dev dependencies are (a checkout after `npm ci`, a
-// project's git dependency). `npm install -g <git URL or tarball>` prepares the clone with
-// its dev dependencies installed under the global prefix instead (npm hands its global
-// flag and prefix to the preparing install), so tsc is out of reach and the build would
-// fail the install: the package then runs its committed bundle (bin/revloop.mjs).
+// project's git dependency). Where they are not (`npm pack` in a fresh clone), the build
+// would fail the pack: the package then runs its committed bundle (bin/revloop.mjs).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
