@@ -115,7 +115,9 @@ describe('examples/gitlab-ci.yml', () => {
       { script?: string[] }
     >;
     const script = ci['revloop-verify']?.script?.join('\n') ?? '';
-    expect(script).toContain('verify revloop-record.json');
+    expect(script).toContain('node /tmp/revloop/action/dist/revloop.mjs verify revloop-record.json');
+    // From the repository at a tag, never a registry package (none is published).
+    expect(readFileSync(join(ROOT, 'examples/gitlab-ci.yml'), 'utf8')).not.toMatch(/npx|revloop@/);
     expect(script).toContain('--keys-from "refs/remotes/origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"');
   });
 });
