@@ -9,7 +9,7 @@
  * valid against GitHub's OpenAPI description), verifies, and writes the
  * summary and outputs. With no way to get the driver, it says so in one line.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -25,6 +25,7 @@ import {
   type ReviewRepo,
   ROOT,
   raceFinding,
+  runCli,
 } from '../loop/helpers.js';
 import { errorCommands, runAction } from './runner.js';
 
@@ -127,6 +128,31 @@ describe('the Action from a fresh clone, no install, no npx', () => {
     },
     300_000,
   );
+
+  it('verify alone needs no SQLite driver; a ledger command without one is one line, exit 5', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: pass }] });
+    const rec = join(r.dir, 'rec.json');
+    const rev = await runCli(['review', '--head', r.branch, '--out', rec], { cwd: r.dir });
+    expect(rev.code, rev.stderr).toBe(0);
+    // No npm cache to install from: verify must not need it.
+    const res = await job(r, { record: rec }, { npm_config_cache: join(temp, 'empty-cache') });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).not.toContain('installing the SQLite driver');
+    expect(res.outputs).toMatchObject({ ok: 'true', code: 'ok' });
+    const status = spawnSync(process.execPath, [join(clone, 'action/dist/revloop.mjs'), 'status'], {
+      cwd: r.dir,
+      encoding: 'utf8',
+      env: { ...TEST_GIT_ENV, PATH: bin, HOME: process.env.HOME },
+    });
+    expect(status.status).toBe(5);
+    expect(status.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^revloop: the SQLite ledger needs the driver better-sqlite3, which is not installed/,
+      ),
+    ]);
+  }, 120_000);
 
   it('with no way to get the SQLite driver: one line naming it, the outputs written, exit 2', async () => {
     const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
