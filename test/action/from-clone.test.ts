@@ -37,7 +37,8 @@ let gh: FakeGitHub;
 const repos: ReviewRepo[] = [];
 
 beforeAll(async () => {
-  // The commit under test, as `git clone` gives it (HEAD may be detached in CI: fetch it by name).
+  // The commit under test, as `git clone` gives it: HEAD, without uncommitted changes (HEAD may be
+  // detached in CI: fetched by name).
   execFileSync('git', ['init', '-q', clone], { env: TEST_GIT_ENV });
   execFileSync('git', ['-C', clone, 'fetch', '-q', '--depth=1', ROOT, 'HEAD'], { env: TEST_GIT_ENV });
   execFileSync('git', ['-C', clone, 'checkout', '-q', 'FETCH_HEAD'], { env: TEST_GIT_ENV });
