@@ -1,27 +1,20 @@
 /**
- * The GitHub Action's verify step, run as bash against a real checkout with a
- * real remote carrying the record as a git note. `npx revloop@VERSION` is
- * replaced by the compiled CLI of this tree; everything else runs as written.
+ * The GitHub Action's verify, its committed entry run as the runner runs it,
+ * against a real checkout with a real remote carrying the record as a git note.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { signStatement } from '../../src/record/write.js';
-import { BASH_FLAGS } from '../ci/composite-runner.js';
+import { runAction } from '../action/runner.js';
 import { TEST_GIT_ENV } from '../helpers/git-repo.js';
-import { ensureBuilt, type Fixture, MAIN_JS, makeFixture, ROOT } from './setup.js';
-
-interface Step {
-  id?: string;
-  run: string;
-}
+import { ensureBuilt, type Fixture, makeFixture, ROOT } from './setup.js';
 
 let fx: Fixture;
 let remote: string;
-let script: string;
 beforeAll(async () => {
   ensureBuilt();
   fx = await makeFixture();
@@ -29,49 +22,20 @@ beforeAll(async () => {
   execFileSync('git', ['init', '-q', '--bare', remote], { env: TEST_GIT_ENV });
   fx.repo.git(['remote', 'add', 'origin', remote]);
   fx.repo.git(['push', '-q', 'origin', 'main', 'feature']);
-  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Step[] } };
-  const step = action.runs.steps.find((s) => s.id === 'verify');
-  if (!step) throw new Error('no verify step');
-  script = step.run.replaceAll('npx --yes "revloop@$REVLOOP_VERSION"', `"${process.execPath}" "${MAIN_JS}"`);
 });
 afterAll(async () => {
   await fx?.repo.cleanup();
   rmSync(remote, { recursive: true, force: true });
 });
 
-function runStep(env: Record<string, string>) {
-  const temp = mkdtempSync(join(tmpdir(), 'revloop-runner-'));
-  const output = join(temp, 'output');
-  const summary = join(temp, 'summary');
-  writeFileSync(output, '');
-  writeFileSync(summary, '');
-  const file = join(temp, 'step.sh');
-  writeFileSync(file, script);
-  // As the runner starts a `shell: bash` step (errexit and pipefail on).
-  const r = spawnSync('bash', [...BASH_FLAGS, file], {
-    cwd: fx.repo.dir,
-    encoding: 'utf8',
-    env: {
-      ...TEST_GIT_ENV,
-      RUNNER_TEMP: temp,
-      GITHUB_OUTPUT: output,
-      GITHUB_STEP_SUMMARY: summary,
-      REVLOOP_VERSION: 'test',
-      INPUT_RECORD: '',
-      INPUT_NOTES_REF: 'revloop',
-      INPUT_KEY: '',
-      INPUT_KEYS_FROM: '',
-      INPUT_ALLOW_FINDINGS: 'false',
-      REVIEW_RECORD: '',
-      ...env,
-    },
+async function runStep(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+  const r = await runAction({
+    actionDir: ROOT,
+    inputs,
+    workspace: fx.repo.dir,
+    env: { ...TEST_GIT_ENV, ...env },
   });
-  return {
-    code: r.status,
-    stderr: r.stderr,
-    output: readFileSync(output, 'utf8'),
-    summary: readFileSync(summary, 'utf8'),
-  };
+  return { code: r.code, stderr: `${r.stdout}${r.stderr}`, outputs: r.outputs, summary: r.summary };
 }
 
 /** Publishes a record as the note on HEAD, as docs/ci.md tells the agent side to. */
@@ -87,18 +51,18 @@ async function publishNote(over: Parameters<Fixture['statement']>[0] = {}) {
 describe('action.yml verify step', () => {
   it('fetches the note on HEAD, trusts keys from the target branch, and passes', async () => {
     await publishNote();
-    const r = runStep({ GITHUB_BASE_REF: 'main' });
+    const r = await runStep({}, { GITHUB_BASE_REF: 'main' });
     expect(r.stderr).not.toContain('::error');
     expect(r.code).toBe(0);
-    expect(r.output).toContain('ok=true\ncode=ok\nrun-id=run-0001\n');
+    expect(r.outputs).toEqual({ ok: 'true', code: 'ok', 'run-id': 'run-0001' });
     expect(r.summary).toContain('### ✅ revloop verify: ok');
   });
 
   it('fails the step with the verify exit code and an error annotation on a mismatch', async () => {
     await publishNote({ head: fx.head });
-    const r = runStep({ GITHUB_BASE_REF: 'main' });
+    const r = await runStep({}, { GITHUB_BASE_REF: 'main' });
     expect(r.code).toBe(3);
-    expect(r.output).toContain('ok=false\ncode=subject_mismatch');
+    expect(r.outputs).toMatchObject({ ok: 'false', code: 'subject_mismatch' });
     expect(r.summary).toContain('refused (subject\\_mismatch)');
     expect(r.stderr).toContain('::error title=revloop verify::subject_mismatch: record covers');
   });
@@ -111,8 +75,8 @@ describe('action.yml verify step', () => {
         signStatement(await fx.statement({ outcome: 'findings', stopReason: 'budget' }), fx.team),
       ),
     );
-    expect(runStep({ INPUT_RECORD: path, INPUT_KEY: fx.teamPub }).code).toBe(1);
-    expect(runStep({ INPUT_RECORD: path, INPUT_KEY: fx.teamPub, INPUT_ALLOW_FINDINGS: 'true' }).code).toBe(0);
+    expect((await runStep({ record: path, key: fx.teamPub })).code).toBe(1);
+    expect((await runStep({ record: path, key: fx.teamPub, 'allow-findings': 'true' })).code).toBe(0);
   });
 
   it('trusts keys at refs/remotes/origin/<target>, never a tag of that short name pushed with the change', async () => {
@@ -128,18 +92,18 @@ describe('action.yml verify step', () => {
       fx.repo.git(['notes', '--ref=revloop', 'add', '-f', '-F', path, 'HEAD']);
       fx.repo.git(['push', '-q', '-f', 'origin', 'refs/notes/revloop']);
       fx.repo.git(['update-ref', '-d', 'refs/notes/revloop']);
-      const res = runStep({ GITHUB_BASE_REF: 'main' });
+      const res = await runStep({}, { GITHUB_BASE_REF: 'main' });
       expect(res.code, res.stderr).toBe(4);
-      expect(res.output).toContain('ok=false\ncode=unknown_key');
+      expect(res.outputs).toMatchObject({ ok: 'false', code: 'unknown_key' });
     } finally {
       r.git(['tag', '-d', 'origin/main']);
     }
   });
 
-  it('fails (exit 2) when there is no record at all', () => {
-    const r = runStep({ INPUT_NOTES_REF: 'nothing-here' });
+  it('fails (exit 2) when there is no record at all', async () => {
+    const r = await runStep({ 'notes-ref': 'nothing-here' });
     expect(r.code).toBe(2);
-    expect(r.output).toContain('code=usage');
+    expect(r.outputs.code).toBe('usage');
     expect(r.summary).toContain('no record');
   });
 });
@@ -151,7 +115,9 @@ describe('examples/gitlab-ci.yml', () => {
       { script?: string[] }
     >;
     const script = ci['revloop-verify']?.script?.join('\n') ?? '';
-    expect(script).toContain('verify revloop-record.json');
+    expect(script).toContain('node /tmp/revloop/action/dist/revloop.mjs verify revloop-record.json');
+    // From the repository at a tag, never a registry package (none is published).
+    expect(readFileSync(join(ROOT, 'examples/gitlab-ci.yml'), 'utf8')).not.toMatch(/npx|revloop@/);
     expect(script).toContain('--keys-from "refs/remotes/origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"');
   });
 });

@@ -1,4 +1,5 @@
 /** `revloop hook install`: writes the pre-push hook that requires a verifying record. */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGit } from '../../git/index.js';
@@ -12,7 +13,10 @@ interface Opts {
 
 const hookInstall: Command<Opts> = async (_args, opts, io) => {
   const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
-  const main = fileURLToPath(new URL('../main.js', import.meta.url));
+  // Compiled, this file is dist/cli/commands/hook-install.js beside main.js; bundled
+  // (action/dist/revloop.mjs), it is the CLI itself.
+  const compiled = fileURLToPath(new URL('../main.js', import.meta.url));
+  const main = existsSync(compiled) ? compiled : fileURLToPath(import.meta.url);
   try {
     const r = installPrePushHook({ root, node: process.execPath, main, force: Boolean(opts.force) });
     const how =
