@@ -5,6 +5,7 @@
  * recorded reply raised are lost, those only the new one raised are new.
  * Pure; `eval replay` gathers the replies.
  */
+import { z } from 'zod';
 import { type Matcher, matchFindings, type Span } from './match.js';
 
 export interface Agreement {
@@ -13,20 +14,23 @@ export interface Agreement {
   new: number;
 }
 
-interface ReplyFinding extends Span {
-  severity?: unknown;
-}
+/** A blocker as a recorded or fresh reply carries it; anything else in the reply is not read. */
+const blockerSchema = z.object({
+  severity: z.enum(['MAJOR', 'MODERATE']),
+  file: z.string(),
+  line: z.coerce.number(),
+  endLine: z.coerce.number().optional(),
+});
+const replySchema = z.object({ findings: z.array(z.unknown()) });
 
+/** The blockers of a reply, read through a schema (a reply that has none, or is not one, has none). */
 export function blockersOf(reply: unknown): Span[] {
-  const findings = (reply as { findings?: unknown })?.findings;
-  if (!Array.isArray(findings)) return [];
-  return (findings as ReplyFinding[])
-    .filter((f) => f && (f.severity === 'MAJOR' || f.severity === 'MODERATE') && typeof f.file === 'string')
-    .map((f) => ({
-      file: f.file,
-      line: Number(f.line),
-      endLine: f.endLine === undefined ? undefined : Number(f.endLine),
-    }));
+  const parsed = replySchema.safeParse(reply);
+  if (!parsed.success) return [];
+  return parsed.data.findings.flatMap((f) => {
+    const b = blockerSchema.safeParse(f);
+    return b.success ? [{ file: b.data.file, line: b.data.line, endLine: b.data.endLine }] : [];
+  });
 }
 
 export function agreement(

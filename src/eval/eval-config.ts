@@ -31,6 +31,9 @@ export interface JudgeConfig {
   callSeconds: number;
   /** Attempts per judgement (`retry.attempts`), the first included. */
   attempts: number;
+  /** The backoff between them (`retry.baseDelayMs`, `retry.maxDelayMs`), as the loop's calls wait. */
+  baseDelayMs: number;
+  maxDelayMs: number;
 }
 
 type Agent = { command?: unknown; script?: unknown };
@@ -69,7 +72,13 @@ export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
   const cfg = parseConfigText(JSON.stringify(raw), 'revloop.config.json');
   const judge = judgeRaw === undefined ? null : parseJudge(path, judgeRaw, dir);
   return {
-    judge: judge && { ...judge, callSeconds: cfg.timeouts.callSeconds, attempts: cfg.retry.attempts },
+    judge: judge && {
+      ...judge,
+      callSeconds: cfg.timeouts.callSeconds,
+      attempts: cfg.retry.attempts,
+      baseDelayMs: cfg.retry.baseDelayMs,
+      maxDelayMs: cfg.retry.maxDelayMs,
+    },
     files: {
       'revloop.config.json': `${JSON.stringify(raw, null, 2)}\n`,
       [cfg.criteria]: readFileSync(criteriaPath, 'utf8'),

@@ -6,13 +6,15 @@
  * eval on a kept ledger replays without calling the judge again.
  *
  * Transient failures (rate limit, unavailable, timeout, truncation) are tried
- * again up to `retry.attempts`; a malformed reply, a refusal or any other
+ * again up to `retry.attempts`, waiting as the loop's calls do (backoff with
+ * jitter, an endpoint's Retry-After); a malformed reply, a refusal or any other
  * failure is never retried: the case is not run, named with the pair.
  */
 import type { Hash } from '../core/canonical-json.js';
 import { judgeReplySchema } from '../core/replies.js';
+import { nextRetry } from '../core/retry-policy.js';
 import type { JudgeReply } from '../core/types.js';
-import { isRetryable } from '../core/types.js';
+import type { Clock, Random } from '../ports/clock.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { Store } from '../ports/store.js';
 import type { EvalFinding } from './case-result.js';
@@ -31,6 +33,10 @@ export interface JudgeCaseInput {
   store: Store;
   hash: Hash;
   now: () => number;
+  /** Waits between attempts, and draws their jitter: the loop's clock and randomness. */
+  clock: Pick<Clock, 'sleep'>;
+  random: Random;
+  signal?: AbortSignal | undefined;
   caseId: string;
   runId: string;
   base: string;
@@ -118,10 +124,22 @@ async function callJudge(
       if (!reply.success) throw new JudgeReplyError(o.caseId, `${what}: malformed: ${reply.error.message}`);
       return { reply: reply.data, modelId: res.modelId, costUsd: res.costUsd };
     }
-    if (!isRetryable(res.class) || attempt >= config.attempts)
+    // The loop's retry rule (core/retry-policy.ts): backoff with jitter, an endpoint's
+    // Retry-After honoured, and a Retry-After past the cap given up on rather than met early.
+    const next = nextRetry({
+      cls: res.class,
+      attempt,
+      maxAttempts: config.attempts,
+      baseDelayMs: config.baseDelayMs,
+      maxDelayMs: config.maxDelayMs,
+      retryAfterMs: res.retryAfterMs,
+      random: () => o.random.next(),
+    });
+    if (!next.retry)
       throw new JudgeReplyError(
         o.caseId,
         `${what}: ${res.class}${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${res.detail}`,
       );
+    await o.clock.sleep(next.delayMs, o.signal);
   }
 }
