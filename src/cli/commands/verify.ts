@@ -7,6 +7,9 @@ import { type Command, printJson } from '../io.js';
 interface Opts {
   key?: string[];
   repo?: string;
+  /** Verify this run's record, written here from the ledger first. */
+  run?: string;
+  store?: string;
   keysFrom?: string;
   target?: string;
   allowFindings?: boolean;
@@ -15,12 +18,22 @@ interface Opts {
 }
 
 const verify: Command<Opts> = async (args, opts, io) => {
-  const record = args[0];
-  if (!record) {
-    io.stderr('revloop verify: usage: revloop verify RECORD [--key PUB...] [--repo DIR]\n');
+  let record = args[0] === undefined ? undefined : resolve(io.cwd, args[0]);
+  if ((record === undefined) === (opts.run === undefined)) {
+    io.stderr('revloop verify: usage: revloop verify RECORD | --run RUN [--key PUB...] [--repo DIR]\n');
     return 2;
   }
-  const res = await verifyRecordFile(resolve(io.cwd, record), {
+  if (opts.run !== undefined) {
+    // Loaded only here: a plain `verify RECORD` never opens the ledger.
+    const { recordOfRun } = await import('../run-record.js');
+    const found = await recordOfRun(io, opts, opts.run);
+    if ('notCompleted' in found) {
+      io.stderr(`revloop verify: refused: not_completed: ${found.notCompleted}\n`);
+      return VERIFY_EXIT.not_completed;
+    }
+    record = found.path;
+  }
+  const res = await verifyRecordFile(record as string, {
     git: createGit(),
     repo: resolve(io.cwd, opts.repo ?? '.'),
     keys: opts.key?.map((k) => resolve(io.cwd, k)),

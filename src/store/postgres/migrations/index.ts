@@ -2,6 +2,7 @@ import m001 from './001-initial.js';
 import m002 from './002-settlement-content.js';
 import m003 from './003-judgements.js';
 import m004 from './004-attempt-confined.js';
+import m005 from './005-ledger-artifacts.js';
 
 /** Numbered PostgreSQL migrations, applied in order under an advisory lock. Never edit an applied one. */
 export const PG_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -9,4 +10,5 @@ export const PG_MIGRATIONS: readonly { version: number; name: string; sql: strin
   { version: 2, name: 'settlement-content', sql: m002 },
   { version: 3, name: 'judgements', sql: m003 },
   { version: 4, name: 'attempt-confined', sql: m004 },
+  { version: 5, name: 'ledger-artifacts', sql: m005 },
 ];

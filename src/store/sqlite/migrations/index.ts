@@ -2,6 +2,7 @@ import m001 from './001-initial.js';
 import m002 from './002-settlement-content.js';
 import m003 from './003-judgements.js';
 import m004 from './004-attempt-confined.js';
+import m005 from './005-ledger-artifacts.js';
 
 /** Numbered SQLite migrations, applied in order and recorded in schema_migrations. Never edit an applied one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -9,4 +10,5 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   { version: 2, name: 'settlement-content', sql: m002 },
   { version: 3, name: 'judgements', sql: m003 },
   { version: 4, name: 'attempt-confined', sql: m004 },
+  { version: 5, name: 'ledger-artifacts', sql: m005 },
 ];
