@@ -363,7 +363,7 @@ export class MemoryStore implements Store {
 
   async runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]> {
     return [...this.runs.values()]
-      .filter((r) => r.repo === repo && r.status === 'completed' && !this.envelopes.has(r.id))
+      .filter((r) => r.repo === repo && r.status === RunStatus.completed && !this.envelopes.has(r.id))
       .sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0) || a.seq - b.seq)
       .slice(0, limit)
       .map((r) => this.out(r));

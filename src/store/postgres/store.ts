@@ -533,7 +533,7 @@ export class PostgresStore implements Store {
     return this.guard(async () =>
       (
         await this.all(
-          `${RUN} WHERE r.repo = $1 AND r.status = 'completed'
+          `${RUN} WHERE r.repo = $1 AND ${statusIn([RunStatus.completed], 'r.status')}
              AND NOT EXISTS (SELECT 1 FROM run_records x WHERE x.run_id = r.id)
            ORDER BY r.ended_at, r.seq LIMIT $2`,
           [repo, limit],

@@ -580,7 +580,7 @@ export class SqliteStore implements Store {
   async runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]> {
     return this.read(() =>
       this.all(
-        `${RUN} WHERE r.repo = ? AND r.status = 'completed'
+        `${RUN} WHERE r.repo = ? AND ${statusIn([RunStatus.completed], 'r.status')}
            AND NOT EXISTS (SELECT 1 FROM run_records x WHERE x.run_id = r.id)
          ORDER BY r.ended_at, r.rowid LIMIT ?`,
         repo,
