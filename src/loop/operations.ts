@@ -48,12 +48,13 @@ export async function takeOver(deps: LoopDeps, run: RunRow): Promise<Lease | nul
 
 /**
  * A finished run's record on this clone: the one here, else written from the
- * ledger (the path the ledger names may be another machine's).
+ * ledger (the path the ledger names may be another machine's). One here whose
+ * path the ledger never took (its writer died between the two) is written again.
  */
 async function finishedRun(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
   if (run.status !== 'completed') return run.recordPath;
   const here = recordPathFor(deps.repoRoot, run.id);
-  if (existsSync(here) && !out) return here;
+  if (run.recordPath !== null && existsSync(here) && !out) return here;
   return writeRunOutputs(deps, run, out);
 }
 

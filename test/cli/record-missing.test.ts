@@ -67,6 +67,16 @@ describe('a completed run without its record here', () => {
     const one = await runCli(['status', runId], { cwd: r.dir });
     expect(one.stdout).toContain('its signed record is not on this machine');
 
+    const unsigned = await runCli(['verify', '--run', runId], { cwd: r.dir });
+    expect(unsigned.code).toBe(2);
+    expect(unsigned.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `run ${runId} has no signed record in the ledger or on this machine; write it with: .*resume ${runId}$`,
+        ),
+      ),
+    ]);
+
     const resumed = await runCli(['resume', runId], { cwd: r.dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(existsSync(record)).toBe(true);

@@ -18,12 +18,10 @@ interface Opts {
 }
 
 const verify: Command<Opts> = async (args, opts, io) => {
-  let record = args[0] === undefined ? undefined : resolve(io.cwd, args[0]);
-  if ((record === undefined) === (opts.run === undefined)) {
-    io.stderr('revloop verify: usage: revloop verify RECORD | --run RUN [--key PUB...] [--repo DIR]\n');
-    return 2;
-  }
-  if (opts.run !== undefined) {
+  const given = args[0];
+  let record: string;
+  if (given !== undefined && opts.run === undefined) record = resolve(io.cwd, given);
+  else if (given === undefined && opts.run !== undefined) {
     // Loaded only here: a plain `verify RECORD` never opens the ledger.
     const { recordOfRun } = await import('../run-record.js');
     const found = await recordOfRun(io, opts, opts.run);
@@ -32,8 +30,11 @@ const verify: Command<Opts> = async (args, opts, io) => {
       return VERIFY_EXIT.not_completed;
     }
     record = found.path;
+  } else {
+    io.stderr('revloop verify: usage: revloop verify RECORD | --run RUN [--key PUB...] [--repo DIR]\n');
+    return 2;
   }
-  const res = await verifyRecordFile(record as string, {
+  const res = await verifyRecordFile(record, {
     git: createGit(),
     repo: resolve(io.cwd, opts.repo ?? '.'),
     keys: opts.key?.map((k) => resolve(io.cwd, k)),
