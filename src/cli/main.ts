@@ -184,6 +184,7 @@ withRepo(program.command('worker'))
   .option('--exit-when-idle', 'stop when the queue is empty')
   .option('--lease-seconds <n>', 'lease time to live (default: REVLOOP_LEASE_MS, else 30 s)')
   .option('--store-patience <seconds>', 'how long to wait for an unavailable ledger before exiting 5', '120')
+  .option('--require-confined', 'refuse to start unless the runs can run confined (exit 14)')
   .option('--json', 'print JSON lines')
   .action(lazy('worker'));
 
@@ -207,6 +208,7 @@ withRepo(program.command('resume'))
   .description('resume a run whose owner died')
   .argument('<run>', 'run id or prefix')
   .option('--out <file>', 'also write the signed record here')
+  .option('--require-confined', 'refuse to go on unless the run can go on confined (exit 14)')
   .option('--json', 'print one JSON document')
   .action(lazy('resume'));
 

@@ -39,7 +39,7 @@ export function runJson(report: RunReport, recordPath: string | null) {
           const out = { reviewer: v.reviewer, verdict: v.reply.verdict, model: v.modelId };
           return chunk ? { ...out, chunk } : out;
         }),
-        // Issue 17: per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
+        // Per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.
         coverage: review?.coverage ?? null,
         dropped: review?.dropped ?? [],
         // A fix that changed nothing (no edit, or an edit that could not land) is said where the round is.

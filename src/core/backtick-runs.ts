@@ -3,7 +3,7 @@
  * around the text must be longer, so that nothing in it can close it early.
  * Scanned with indexOf, which passes over text without a backtick at memchr
  * speed: the regex it replaces took 26 ms over the 20 MB of file context of a
- * P9 review round, and spreading its matches into Math.max threw RangeError
+ * large-change review round, and spreading its matches into Math.max threw RangeError
  * on a text with some hundred thousand runs.
  */
 const BACKTICK = 96;

@@ -1,5 +1,5 @@
 /**
- * The chunk plan of a review (issue 17, point 3): a diff over the chunk limit
+ * The chunk plan of a review: a diff over the chunk limit
  * is split by file into chunks, each its own call. Files are packed whole, in
  * diff order; one file's hunks are split only when that file alone is over the
  * limit. A diff that fits one call is one chunk whose text is the diff itself,
@@ -50,7 +50,7 @@ export type ChunkPlan =
  * Plans the chunks of the kept (not ignored) sections, in their order. With
  * `source`, the diff the sections were cut from (each section's `text` is
  * `source` from its `at`), a chunk that is a run of whole sections adjacent
- * there is a slice of it, not a copy (P9: 20 MB of text); any other chunk
+ * there is a slice of it, not a copy (20 MB of text on a large change); any other chunk
  * joins its texts. Either way the same text.
  */
 export function planChunks(sections: readonly DiffSection[], limit: number, source?: string): ChunkPlan {

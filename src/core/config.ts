@@ -138,7 +138,7 @@ export const DEFAULT_CHUNK_BYTES = 200_000;
 const MIN_CHUNK_BYTES = 1_000;
 
 /**
- * How a round's calls are shaped (issue 17): concurrency, chunks, linguist
+ * How a round's calls are shaped: concurrency, chunks, linguist
  * attributes, and for API reviewers how much of the changed files' content
  * their prompt carries and the sampling they are pinned to. Frozen through the
  * config digest and copied into the snapshot.
@@ -272,7 +272,7 @@ export const configSchema = z
     keys: z.array(z.string().min(1)).default([]),
     /** More paths whose edit needs a named person's settlement to end clear. */
     protect: z.array(z.string().min(1)).default([]),
-    // Issue 17 (scale): what the review leaves out, and how a round's calls are shaped.
+    // Scale: what the review leaves out, and how a round's calls are shaped.
     ignore: z
       .array(z.string())
       .default([])

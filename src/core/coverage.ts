@@ -1,5 +1,5 @@
 /**
- * Coverage (issue 17, point 3): per reviewer, which files of the diff it was
+ * Coverage (no partial review goes unsaid): per reviewer, which files of the diff it was
  * shown, and which were left out by which rule. A run ends clear only when
  * every file not ignored was reviewed by every reviewer (decide.ts takes
  * `coverageComplete`; `verify` checks the record's copy). Pure, so the live

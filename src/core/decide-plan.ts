@@ -25,7 +25,7 @@ export interface DecideFacts {
   budgets: Budgets;
   hasFixer: boolean;
   reviewsComplete: boolean;
-  /** Issue 17; undefined for rounds recorded before coverage existed. */
+  /** Coverage; undefined for rounds recorded before coverage existed. */
   coverageComplete: boolean | undefined;
   stopWindow: number;
   spentUsd: number;

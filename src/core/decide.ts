@@ -26,7 +26,7 @@ export interface RoundFacts {
   /** Every configured reviewer has a valid verdict on this round's revision (invariant 1). */
   reviewsComplete: boolean;
   /**
-   * Issue 17: every file not ignored was reviewed by every reviewer (core/coverage.ts).
+   * Every file not ignored was reviewed by every reviewer (core/coverage.ts).
    * Absent for rounds recorded before coverage existed (one call saw the whole diff).
    */
   coverageComplete?: boolean;

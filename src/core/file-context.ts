@@ -1,6 +1,6 @@
 /**
  * The changed files' post-change content an API reviewer's prompt carries
- * (issue 17, point 5): a model that cannot read the checkout sees the code
+ * for API adapters: a model that cannot read the checkout sees the code
  * around the hunks. Within a byte budget, files are taken whole in path
  * order; one that does not fit is left out (named in the prompt) and the
  * next ones are still tried, so one large file does not starve the rest.

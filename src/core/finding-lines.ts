@@ -13,6 +13,14 @@ export function lineCount(content: Uint8Array): number {
 }
 
 /**
+ * A backslash is part of a file's name in git, not a separator: a reviewer
+ * writing Windows paths is told why its path names nothing, rather than
+ * having it silently read as another file.
+ */
+const separatorHint = (file: string): string =>
+  file.includes('\\') ? " (a backslash is part of a name; paths are separated by '/')" : '';
+
+/**
  * The first finding that names what the revision does not have, as a
  * `$.findings.N.field: ...` detail, or null. `linesOf` gives a path's line
  * count at the revision, null when it is not a file there. An empty file has
@@ -26,7 +34,7 @@ export function findingLinesProblem(
   const at = revision.slice(0, 12);
   for (const [i, f] of findings.entries()) {
     const n = linesOf(f.file);
-    if (n === null) return `$.findings.${i}.file: ${f.file} is not a file at ${at}`;
+    if (n === null) return `$.findings.${i}.file: ${f.file} is not a file at ${at}${separatorHint(f.file)}`;
     const last = Math.max(1, n);
     const past = (field: string, line: number) =>
       `$.findings.${i}.${field}: line ${line} is past the end of ${f.file} (${n} line${n === 1 ? '' : 's'} at ${at})`;

@@ -1,5 +1,5 @@
 /**
- * The part of a large diff a refuter or a fixer is shown (issue 17): a review
+ * The part of a large diff a refuter or a fixer is shown: a review
  * sends a diff over `review.chunkBytes` in chunks, and the refuter of one
  * claim and the fixer of a few blockers need only the files those name, not a
  * 20 MB prompt. A file's whole section is taken when it fits; a file alone

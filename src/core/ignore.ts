@@ -1,5 +1,5 @@
 /**
- * `ignore:` globs (issue 17, point 4): paths the review leaves out of prompts,
+ * `ignore:` globs: paths the review leaves out of prompts,
  * scope checks and coverage, each kept with the rule that matched so the
  * record can say why a file was not reviewed. Rules come from the config and,
  * when the config asks, from `.gitattributes` at the base (`linguist-generated`,

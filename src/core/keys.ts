@@ -31,7 +31,7 @@ export interface CallKeyParts {
   name: string;
   promptDigest: string;
   /**
-   * Issue 17: the part of a diff too large for one call, by its index and
+   * The part of a diff too large for one call, by its index and
    * files. Absent when the diff fits one call, so such a call keeps the key
    * it had before chunking (recorded runs still replay).
    */

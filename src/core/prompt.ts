@@ -8,7 +8,7 @@
  * first (the rules, criteria, diff and file content) and what this call
  * alone carries last, after CALL_PART_HEADING: the shared prefix is then
  * byte-identical across reviewers and rounds of one revision, which is what
- * an endpoint's prompt cache matches on (issue 17, point 7).
+ * an endpoint's prompt cache matches on.
  */
 import { unquotedNames } from './c-quote.js';
 import { type FileContext, renderFileContext } from './file-context.js';
@@ -50,7 +50,7 @@ export interface ReviewerPromptInput {
   instructions?: string | undefined;
   /** The changed files at the revision (API reviewers, which cannot read the checkout). */
   files?: FileContext | undefined;
-  /** Issue 17: this prompt carries one part of a diff too large for one call. */
+  /** This prompt carries one part of a diff too large for one call. */
   part?: { index: number; count: number } | undefined;
 }
 
@@ -101,7 +101,7 @@ export function refuterPrompt(p: {
   diff: string;
   claim: ReportedFinding;
   instructions?: string | undefined;
-  /** Issue 17: the diff is the claim's file's part of a larger change. */
+  /** The diff is the claim's file's part of a larger change. */
   focus?: DiffFocus | undefined;
   /** The claim's file at the revision (API refuters), within review.contextBytes. */
   files?: FileContext | undefined;
@@ -125,7 +125,7 @@ export function fixerPrompt(p: {
   diff: string;
   blockers: { id: string; finding: ReportedFinding }[];
   instructions?: string | undefined;
-  /** Issue 17: the diff is the blockers' files' part of a larger change. */
+  /** The diff is the blockers' files' part of a larger change. */
   focus?: DiffFocus | undefined;
 }): string {
   const list = p.blockers

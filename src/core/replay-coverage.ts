@@ -1,5 +1,5 @@
 /**
- * Replay of issue 17's coverage: from a recorded review round and the frozen
+ * Replay of a round's coverage: from a recorded review round and the frozen
  * ignore rules, recompute what each reviewer covered, with the same pure core
  * the live stage used (which findings were dropped is the review planner's:
  * core/review-gating.ts).

@@ -112,7 +112,7 @@ function verdictOf<R extends Role>(fold: Fold, key: string, role: R): VerdictRow
   return v && isRoleVerdict(v, role) ? v : undefined;
 }
 
-/** The review planner over the recorded replies: dropped findings (issue 17), coverage and the gates. */
+/** The review planner over the recorded replies: dropped findings, coverage and the gates. */
 function replayReview(
   fold: Fold,
   round: number,

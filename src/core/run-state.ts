@@ -56,6 +56,18 @@ export const ACTIVE_STATUSES: readonly RunStatus[] = Object.values(RunStatus).fi
  */
 export const KEY_HOLDING: readonly RunStatus[] = [...ACTIVE_STATUSES, 'completed'];
 
+/**
+ * Whether a claim may take the run at `now`: queued, or running with no live
+ * lease (its owner let it go, or the lease lapsed: the owner is presumed
+ * dead and whoever claims next takes it over, fenced by a new token).
+ */
+export const isClaimable = (
+  run: { status: RunStatus; leaseOwner: unknown; leaseExpiresAt: number | null },
+  now: number,
+): boolean =>
+  run.status === RunStatus.queued ||
+  (run.status === RunStatus.running && (run.leaseOwner === null || (run.leaseExpiresAt ?? 0) <= now));
+
 export type TerminalEnd =
   | { status: 'completed'; outcome: Outcome; stopReason: StopReason; reason: null; detail: string | null }
   | {

@@ -13,7 +13,7 @@ import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js
 import type { ScopeFacts } from './scope-lock.js';
 import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role, Stage } from './types.js';
 
-/** Issue 17: a finding on an ignored path, dropped with the rule that matched. */
+/** A finding on an ignored path, dropped with the rule that matched. */
 export interface DroppedFinding {
   reviewer: string;
   callKey: string;
@@ -37,9 +37,9 @@ export interface ReviewResult {
   }[];
   /** Scope facts per finding id, recorded so replay re-gates without git. */
   scope: Record<string, ScopeFacts>;
-  /** Issue 17: per reviewer, the files it was shown and those left out (absent before issue 17). */
+  /** Per reviewer, the files it was shown and those left out (absent in rounds recorded before coverage existed). */
   coverage?: Record<string, Coverage>;
-  /** Issue 17: findings on ignored paths, dropped with the rule that matched. */
+  /** Findings on ignored paths, dropped with the rule that matched. */
   dropped?: DroppedFinding[];
   /** Paths the ignore rules match that the run's fixes edited: reviewed like any file (absent: none). */
   editedByFix?: string[];
@@ -78,6 +78,13 @@ export interface FixResult {
 export interface ChecksResult {
   head: string;
   results: CheckResult[];
+  /**
+   * Round 0 only: the checks that failed on the change as admitted, run once
+   * more at its merge base (the revision the change starts from), so that a
+   * check the change broke is told from one that was already broken. Absent:
+   * none failed, or the run was recorded before the base was checked.
+   */
+  base?: { commit: string; results: CheckResult[] };
 }
 
 export interface DecideResult {

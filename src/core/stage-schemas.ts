@@ -99,7 +99,14 @@ const checkResultSchema: z.ZodType<CheckResult> = z
   .loose();
 
 const checksResultSchema: z.ZodType<ChecksResult> = z
-  .object({ head: str, results: z.array(checkResultSchema) })
+  .object({
+    head: str,
+    results: z.array(checkResultSchema),
+    base: z
+      .object({ commit: str, results: z.array(checkResultSchema) })
+      .loose()
+      .optional(),
+  })
   .loose();
 
 const progressFactsSchema: z.ZodType<ProgressFacts> = z

@@ -1,5 +1,5 @@
 /**
- * What a model call's tokens cost (issue 17, point 7). Cached input is priced
+ * What a model call's tokens cost. Cached input is priced
  * apart from uncached input: a cache read is cheaper, a cache write dearer.
  * Where a price is not configured the cost is never under-counted: a read is
  * priced as input, a write at Anthropic's 5-minute rate (1.25 × input).

@@ -209,11 +209,11 @@ export interface Snapshot {
   /** What API reviewers are sent beyond the prompt's inputs (absent in runs admitted before it). */
   review?: ReviewSettings | undefined;
   controllerVersion: string;
-  /** Issue 17: what the review leaves out (absent in runs admitted before it: nothing). */
+  /** What the review leaves out (absent in runs admitted before it: nothing). */
   ignore?: IgnoreRules;
 }
 
-/** The `review:` settings a run is frozen to (issue 17). */
+/** The `review:` settings a run is frozen to. */
 export interface ReviewSettings {
   /** Budget of post-change file content an API reviewer's prompt carries. */
   contextBytes: number;

@@ -1,5 +1,7 @@
 /** The demo's narration: what the loop did, round by round, and why. */
 import type { FindingRow } from '../core/ledger.js';
+import type { CheckResult } from '../core/progress.js';
+import { CONTROLLER_REVIEWER } from '../core/run-report.js';
 import { reviewerVerdicts, stage as stageOf } from '../core/stage-results.js';
 import type { Stage } from '../core/types.js';
 import type { DemoResult, DemoScenario } from './run-demo.js';
@@ -7,12 +9,15 @@ import type { DemoResult, DemoScenario } from './run-demo.js';
 const INTRO: Record<DemoScenario, string> = {
   default: `The change under review (branch feature/refunds) adds Wallet.credit(), which reads a balance,
 awaits the audit log, then writes balance + amount: two concurrent credits lose one (a lost update
-across an await). Three scripted reviewers look at it; a refuter checks each blocker; a fixer edits.`,
+across an await). Three scripted reviewers look at it; a refuter checks each blocker; a fixer edits.
+The check credits-add-up passes on main and fails on the change: the change broke it, so it blocks too.`,
   oscillation: `Same change, harder loop: the fixer's cure for the lost update (a module-level lock) trips the
 standards reviewer's "no module-level state" rule, and each later "fix" only renames the lock.`,
 };
 
 function fate(f: FindingRow): string {
+  if (f.reviewer === CONTROLLER_REVIEWER)
+    return "the controller's blocker: never the fixer's, it goes when the check passes again or a person accepts it";
   if (f.gate.kind === 'demoted' && f.gate.rule === 'no_scenario') {
     return `demoted to MINOR by gating: no concrete failure scenario and no criteria clause (invariant 9)`;
   }
@@ -23,6 +28,9 @@ function fate(f: FindingRow): string {
   if (f.refutation?.decision === 'upheld') return `upheld by ${f.refutation.by}: blocks`;
   return f.severity === 'MINOR' ? 'MINOR: listed, does not block' : 'blocks';
 }
+
+const passing = (results: readonly CheckResult[]) =>
+  results.map((c) => `${c.name} ${c.passed ? 'passes' : 'FAILS'}`).join(', ');
 
 export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revloop'): string {
   const { report } = res;
@@ -36,12 +44,16 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
     '',
   ];
   const stage = <S extends Stage>(round: number, name: S) => stageOf(report.stages, round, name);
-  const base = stage(0, 'checks');
-  if (base)
-    out.push(
-      `Baseline checks on the change: ${base.results.map((c) => `${c.name} ${c.passed ? 'passes' : 'FAILS'}`).join(', ')}`,
-      '',
-    );
+  const baseline = stage(0, 'checks');
+  if (baseline) {
+    out.push(`Baseline checks on the change: ${passing(baseline.results)}`);
+    // Only the checks that fail on the change run at its base: did the change break them?
+    if (baseline.base)
+      out.push(
+        `  run again at the base ${baseline.base.commit.slice(0, 8)}: ${passing(baseline.base.results)} (a check that passes there, the change broke)`,
+      );
+    out.push('');
+  }
   for (const r of [...report.rounds].sort((a, b) => a.round - b.round)) {
     out.push(`Round ${r.round} — reviewing ${r.head.slice(0, 8)}`);
     for (const v of reviewerVerdicts(report.verdicts).filter((x) => x.round === r.round)) {
@@ -50,6 +62,12 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
         out.push(`    ${f.reported.severity} ${f.reported.file}:${f.reported.line} ${f.reported.claim}`);
         out.push(`      -> ${fate(f)}`);
       }
+    }
+    for (const f of report.findings.filter(
+      (x) => x.round === r.round && x.reviewer === CONTROLLER_REVIEWER,
+    )) {
+      out.push(`  ${CONTROLLER_REVIEWER}: ${f.reported.severity} ${f.reported.claim}`);
+      out.push(`      -> ${fate(f)}`);
     }
     const d = stage(r.round, 'decide');
     if (d) {
@@ -77,8 +95,7 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
         `  fixer: ${fx.commit ? `committed ${fx.commit.slice(0, 8)} on refs/revloop/runs/${report.run.id}` : 'changed nothing'}`,
       );
     const ck = stage(r.round, 'checks');
-    if (ck)
-      out.push(`  checks: ${ck.results.map((c) => `${c.name} ${c.passed ? 'passes' : 'FAILS'}`).join(', ')}`);
+    if (ck) out.push(`  checks: ${passing(ck.results)}`);
     out.push('');
   }
   const run = report.run;

@@ -6,7 +6,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunReport } from '../core/run-report.js';
+import { CONTROLLER_REVIEWER, type RunReport } from '../core/run-report.js';
+import { stage } from '../core/stage-results.js';
 import { createFixtureRepo } from '../git/fixture-repo.js';
 import { composeDeps } from '../loop/compose.js';
 import type { LoopEvent } from '../loop/deps.js';
@@ -108,6 +109,13 @@ function expectations(scenario: DemoScenario, r: RunReport): DemoResult['checks'
       {
         what: 'the plausible but wrong MODERATE was refuted (invariant 10)',
         ok: by('annotations', 1)[0]?.refutation?.decision === 'refuted',
+      },
+      {
+        what: 'the check the change broke (it passes at the base) blocked round 1, and no later round',
+        ok:
+          stage(r.stages, 0, 'checks')?.base?.results.every((c) => c.passed) === true &&
+          by(CONTROLLER_REVIEWER, 1).length === 1 &&
+          by(CONTROLLER_REVIEWER, 2).length === 0,
       },
       {
         what: 'the concrete MAJOR was upheld and fixed',

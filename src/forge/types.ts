@@ -63,7 +63,7 @@ export interface RunView {
   /** Reviewer calls answered / expected, over every round (invariant 15's count, from the ledger). */
   calls: { answered: number; expected: number };
   /**
-   * The files of the last reviewed revision (issue 17): those the ignore rules
+   * The files of the last reviewed revision: those the ignore rules
    * kept, how many of them every reviewer reviewed, and those left out with
    * their rule. Null for a run recorded before coverage, or never reviewed.
    */

@@ -3,7 +3,7 @@
  * repository instead of a git process per file. An API reviewer's context
  * reads every changed file of its chunk: on a 2,000-file change that was
  * 2,000 processes, each forked from a controller holding a 20 MB diff (a few
- * milliseconds of page-table copying apiece, most of P9's controller time).
+ * milliseconds of page-table copying apiece, most of the controller's time on the bench's 2,000-file change).
  *
  * The process is started on the first read and ends its input after a short
  * idle spell, so nothing outlives the burst of reads that needed it; while
@@ -117,7 +117,7 @@ class BatchProcess {
     return new Promise((resolve) => {
       this.queue.push({ resolve });
       // The names asked in one turn of the event loop go in one write: a write per name was
-      // a system call each, most of a 2,000-file change's context time (P9).
+      // a system call each, most of a 2,000-file change's context time (bench: large-change).
       if (this.asking.length === 0) queueMicrotask(() => this.send());
       this.asking.push(object);
     });

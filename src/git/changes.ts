@@ -73,7 +73,7 @@ export function changeOps(run: GitRunner, commonDir: CommonDir): Pick<Git, 'chan
   return {
     // The file list is the patch's headers: one git process answers both questions.
     async changedFiles(repo, base, head, paths) {
-      // Only some paths asked (P9: is a protected file edited?): a patch of those alone, not
+      // Only some paths asked (is a protected file edited?): a patch of those alone, not
       // the whole change's, which on a 20 MB change was a second full diff read, parsed and kept.
       if (paths) return paths.length === 0 ? [] : changedFilesOf(await patchFiles(repo, base, head, paths));
       return changedFilesOf(await cachedPatchFiles(repo, base, head));

@@ -6,7 +6,7 @@
  * and `index` lines: what the review's plan, coverage and rename pairing read
  * of them) and the rest of their bytes is never held: a change that adds a
  * 600 MB vendored data set under an ignored path costs the text of the files
- * under review, not of the data set (issue 17: cost follows the change). The
+ * under review, not of the data set: cost follows the change. The
  * digest is of every byte, as before (canonical-diff.ts hashes the stream).
  *
  * The text kept is bounded by the longest string one process can hold (what

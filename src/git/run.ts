@@ -73,7 +73,7 @@ export function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
     GIT_PAGER: 'cat',
     GIT_EDITOR: 'true',
     // A commit id names fixed content only when `refs/replace/*` is ignored: the freeze check
-    // trusts a range's diff digest read once in a process (issue 17), and a replace ref
+    // trusts a range's diff digest read once in a process (cost follows the change), and a replace ref
     // created mid-run must not change what the id means to revloop.
     GIT_NO_REPLACE_OBJECTS: '1',
   });

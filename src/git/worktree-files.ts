@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
+import { writeFileAtomic } from '../io/atomic-file.js';
 
 /**
  * The git dir of a checkout: a linked worktree's `.git` file names it; a main
@@ -178,4 +179,55 @@ export function restoreGitFile(dir: string, admin: string): void {
   const dotGit = join(dir, '.git');
   rmSync(dotGit, { recursive: true, force: true });
   writeFileSync(dotGit, `gitdir: ${admin}\n`);
+}
+
+/**
+ * The registration of a linked checkout that may be reused as it is: not
+ * locked, with no git command cut short (index.lock) and no merge, rebase,
+ * cherry-pick, revert or bisect left in it. Anything else is rebuilt, never
+ * reviewed as it is. Null when not.
+ */
+export function reusableRegistration(common: string, dir: string): string | null {
+  const admin = registrationOf(common, dir);
+  if (admin === null) return null;
+  for (const mark of BLOCKING_MARKS) if (existsSync(join(admin, mark))) return null;
+  return existsSync(join(admin, 'HEAD')) ? admin : null;
+}
+
+const BLOCKING_MARKS = [
+  'locked',
+  'index.lock',
+  'HEAD.lock',
+  'MERGE_HEAD',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'BISECT_LOG',
+  'rebase-merge',
+  'rebase-apply',
+];
+
+/** What `git worktree repair` writes after a checkout moved: the registration's way back to it. */
+export function repointRegistration(admin: string, dir: string): void {
+  writeFileAtomic(join(admin, 'gitdir'), `${join(dir, '.git')}\n`);
+}
+
+/**
+ * Drops the registrations whose checkout (under one of `prefixes`) is gone:
+ * what `git worktree prune` would do, for those checkouts alone. Prune itself
+ * acts on every registration of the repository, and can delete the entry of
+ * an `add` another process has under way before git marks it.
+ */
+export function forgetGoneRegistrations(common: string, prefixes: readonly string[]): void {
+  const worktrees = join(common, 'worktrees');
+  for (const entry of existsSync(worktrees) ? readdirSync(worktrees) : []) {
+    const admin = join(worktrees, entry);
+    let dotGit: string;
+    try {
+      dotGit = readFileSync(join(admin, 'gitdir'), 'utf8').trim();
+    } catch {
+      continue; // no gitdir yet: an add under way elsewhere, or not a checkout named here
+    }
+    if (prefixes.some((p) => dotGit.startsWith(p)) && !existsSync(dotGit))
+      rmSync(admin, { recursive: true, force: true });
+  }
 }

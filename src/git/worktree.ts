@@ -276,7 +276,7 @@ export function worktreeOps(
       if (res.code !== 0) throw await explainFailure(run, dir, [sha], run.failure(dir, checkout, res));
       // reset --hard drops a half-done merge, cherry-pick or revert the fixer left. Only then:
       // it reads every file's stat again, a third of a second on a 30,000-file tree, which
-      // the checkout has just done (issue 17, P7).
+      // the checkout has just done.
       if (operationInProgress(dir)) await run.ok(dir, [...NO_HOOKS, 'reset', '--hard', '--quiet', sha]);
       // -ff: also nested repositories; -x: ignored files too, build output included.
       await run.ok(dir, ['clean', '-ffdxq']);

@@ -1,12 +1,12 @@
 /**
  * Prompts kept for audit (`eval replay` sends them again), content-addressed:
  * `<dir>/<digest>.txt`, each written the one way revloop writes a file
- * (atomic-file.ts). A large review saves a hundred prompts in a second (P9:
+ * (atomic-file.ts). A large review saves a hundred prompts in a second (bench large-change:
  * 106 chunk prompts), so what every save used to repeat is done once or off
  * the event loop:
  * - whether a digest is already stored is asked without blocking (a
  *   synchronous stat of each path waited on the directory behind the renames
- *   still under way: a fifth of P9's review stage), and per path, so the cost
+ *   still under way: a fifth of the large change's review stage), and per path, so the cost
  *   follows the run's prompts, not every prompt the state directory holds;
  * - the directory is checked, and made, once;
  * - renames that finish together share one fsync of the directory (a group

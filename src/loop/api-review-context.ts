@@ -1,6 +1,6 @@
 /**
  * Gathers the changed files' post-change content for reviewers that cannot
- * read the checkout (API adapters, issue 17 point 5); core/file-context.ts
+ * read the checkout (API adapters); core/file-context.ts
  * decides what fits. Read once per revision, and only when such a reviewer
  * asks; a reviewer that reads the checkout gets nothing here.
  */

@@ -7,6 +7,7 @@
 import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
+import { ROUND_STAGES } from '../core/round-order.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Stage } from '../core/types.js';
 import type { Admission } from './admission.js';
@@ -106,9 +107,6 @@ interface StageHandler {
   run(): Promise<unknown>;
 }
 
-/** The stages of a round in order; the decision (recorded or just made) may stop the run after `decide`. */
-const ROUND: readonly Stage[] = ['review', 'refute', 'decide', 'fix', 'checks'];
-
 async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => void): Promise<TerminalEnd> {
   const { deps } = ctx;
   const s = ctx.snapshot;
@@ -169,7 +167,8 @@ async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => v
       ctx.checkBudgets();
       await deps.store.beginRound(lease, round, ctx.run.head);
     }
-    for (const stage of ROUND) {
+    // The decision (recorded or just made) may stop the run after `decide`.
+    for (const stage of ROUND_STAGES) {
       await walkStage(round, stage, handlers[stage]);
       const d = stage === 'decide' ? decision() : undefined;
       if (d?.kind === 'stop') return completedEnd(d.outcome, d.stopReason);

@@ -1,5 +1,5 @@
 /**
- * What of the revision's diff a refuter or a fixer prompt carries (issue 17):
+ * What of the revision's diff a refuter or a fixer prompt carries:
  * never a file the frozen ignore rules leave out (point 4); the rest within
  * `review.chunkBytes` whole, as before (same prompts, same call keys); a
  * larger one cut to the files the claim or the blockers name
@@ -52,7 +52,7 @@ export function fixerDiff(
 
 async function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): Promise<PromptDiff> {
   const limit = chunkLimit(ctx.snapshot);
-  // The files the ignore rules leave out are in no prompt (issue 17, point 4): not in the review's,
+  // The files the ignore rules leave out are in no prompt: not in the review's,
   // and not in these. With nothing of this diff ignored, the diff goes as it is (same prompts, same
   // call keys as before).
   const all = await ctx.promptSections(ctx.run.head, diff, limit);

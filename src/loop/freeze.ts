@@ -17,7 +17,7 @@ import { besideNextCall, type Deferred } from './side-work.js';
  * again. The diff is compared as this process read it, once per revision: a
  * run's base and head are commit ids and the canonical diff pins every
  * option, so the diff of the range cannot change under the run, and hashing
- * 20 MB again per stage bought nothing but time (P9). A process that did not
+ * 20 MB again per stage bought nothing but time (bench: large-change). A process that did not
  * read it yet (a resume, another worker) reads and compares it afresh.
  */
 export async function checkFrozen(

@@ -8,7 +8,7 @@ import type { DiffSection } from '../core/chunks.js';
 import type { DiffRead, Git } from '../ports/git.js';
 import { Memo } from './memo.js';
 
-/** No cap: the review chunks what one call cannot carry (issue 17). */
+/** No cap: the review chunks what one call cannot carry: cost follows the change, not a cap. */
 const WHOLE_DIFF = Number.POSITIVE_INFINITY;
 
 export class GitFacts {
@@ -150,7 +150,7 @@ export class GitFacts {
 
   /**
    * A file at a commit id, read for one use and not kept (a chunk's file context):
-   * kept, a 2,000-file change held every file of it until the run ended (P9's memory).
+   * kept, a 2,000-file change held every file of it until the run ended (the bench's large-change memory).
    */
   readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
     return this.git.readFile(this.repo, sha, path, this.blobIds.get(sha)?.get(path));

@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import { cacheRoot, commonGitDir, repoId } from '../pool/location.js';
+import { commonGitDir } from '../git/dot-git.js';
+import { cacheRoot, repoId } from '../pool/location.js';
 import type { Git } from '../ports/git.js';
 
 export interface JudgeTree {
@@ -113,4 +114,41 @@ export function inJudgeTree(argv: readonly string[], tree: JudgeTree | null, rep
     const p = namedPath(arg, i, repoRoot);
     return p !== null && tree.named.has(p) ? join(tree.dir, p) : arg;
   });
+}
+
+/**
+ * Removes this repository's judge trees that no live run reads its config
+ * from (`keep`), and the half-built copies builders left when they died. A
+ * tree is made again on demand, so a later run loses nothing but the copy.
+ */
+export function sweepJudgeTrees(
+  repoRoot: string,
+  env: NodeJS.ProcessEnv,
+  keep: ReadonlySet<string>,
+): { removed: string[]; held: string[] } {
+  const out = { removed: [] as string[], held: [] as string[] };
+  const common = commonGitDir(repoRoot);
+  if (!common) return out;
+  const dir = join(cacheRoot(env), 'judge', repoId(common));
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const building = /^\.([0-9a-f]+)\.(\d+)\.[0-9a-f]+$/.exec(name);
+    const live = building ? processAlive(Number(building[2])) : keep.has(name);
+    if (live) out.held.push(path);
+    else {
+      removeTree(path);
+      out.removed.push(path);
+    }
+  }
+  return out;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * Reviewers run side by side (issue 17, point 2), but an endpoint that caches
+ * Reviewers run side by side, but an endpoint that caches
  * a prompt's shared prefix (point 7) caches it only once it has read it: three
  * calls of one prefix started together each pay to write it. So of the calls
  * that share a prefix (one chunk of one round) and go to such an endpoint, the

@@ -1,5 +1,5 @@
 /**
- * The calls of a review round (issue 17, points 2 and 3): one per reviewer
+ * The calls of a review round: one per reviewer
  * and chunk, run side by side up to `review.concurrency` (default: one per
  * reviewer and at least four, callsAtOnce in core/config.ts), started chunk
  * by chunk so that a bounded round spreads over the reviewers; calls to an
@@ -69,7 +69,7 @@ export async function reviewCalls(
   ctx.deps.onEvent?.({ kind: 'calls', runId: ctx.run.id, round, stage: 'review', total: calls.length });
   // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
   // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
-  // controller time (P9), and saves under way together share the file system's journal commits.
+  // controller time on a large change, and saves under way together share the file system's journal commits.
   const ahead = new Map<number, Promise<Prepared>>();
   const taken = new Set<number>();
   const prepare = (i: number): Promise<Prepared> | undefined => {
@@ -171,7 +171,7 @@ async function preparePrompt(
     part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
     files: await context?.(agent.reviewer),
   });
-  // Encoded once: the digest and the saved file are of the same bytes (32 MB of prompts on P9's change).
+  // Encoded once: the digest and the saved file are of the same bytes (32 MB of prompts on the bench's large change).
   const bytes = Buffer.from(prompt, 'utf8');
   const digest = ctx.deps.hash(bytes);
   ctx.savePrompt(digest, bytes).catch(() => undefined);

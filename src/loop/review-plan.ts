@@ -1,5 +1,5 @@
 /**
- * What one review round sends (issue 17, points 3 and 4): the diff's files,
+ * What one review round sends: the diff's files,
  * the ones the frozen ignore rules leave out, and the chunks of the rest,
  * each chunk one call per reviewer. A file whose smallest piece no call can
  * carry ends the run `missing_context`, naming the `ignore:` line that would

@@ -151,7 +151,7 @@ export class RunContext {
   }
 
   /**
-   * The diff of mergeBase..head that prompts carry, whole (issue 17: a diff too
+   * The diff of mergeBase..head that prompts carry, whole (a diff too
    * large for one call is split into chunks by the review, not refused here).
    * Safe to start early: a failure is kept for whoever awaits it.
    */

@@ -1,5 +1,5 @@
 /**
- * The verdicts of a chunked review round, recorded by group commit (P9): a
+ * The verdicts of a chunked review round, recorded by group commit (decision: one transaction per save batch): a
  * finished call's verdict is written at once when no write is under way;
  * verdicts that finish while one is under way go together in the next, up to
  * VERDICTS_PER_COMMIT to a Store transaction (one fsync of the ledger). With

@@ -3,8 +3,9 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Config } from '../core/config.js';
+import { commonGitDir } from '../git/dot-git.js';
 import { discardCheckout, type Lane, takeLane } from '../pool/lanes.js';
-import { commonGitDir, poolDir } from '../pool/location.js';
+import { poolDir } from '../pool/location.js';
 import type { LoopDeps } from './deps.js';
 import type { RunContext } from './run-context.js';
 import { besideNextCall } from './side-work.js';
@@ -195,7 +196,7 @@ const MAX_NAMED = 5;
  * background while they run, for the fixer and the checks after them, and
  * not at all when `neededLater` says no later stage reads it (no fixer, no
  * checks): a review of immutable commits by API reviewers needs no files on
- * disk, and on a 2,000-file change the checkout was a third of P9's time.
+ * disk, and on a 2,000-file change the checkout was a third of the bench's large-change time.
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(

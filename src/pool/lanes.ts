@@ -13,10 +13,14 @@
  * already inside a subdirectory, or holding a file open, keeps reaching in;
  * the taker's reset and clean run after the move.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { registrationOf } from '../git/worktree-files.js';
-import { writeFileAtomic } from '../io/atomic-file.js';
+import {
+  forgetGoneRegistrations,
+  registrationOf,
+  repointRegistration,
+  reusableRegistration,
+} from '../git/worktree-files.js';
 import { type LaneLock, tryLaneLock } from './lane-lock.js';
 
 export interface Lane {
@@ -83,13 +87,12 @@ export function tryLockLane(pool: string, index: number): LaneLock | null {
  */
 function moveInto(req: LaneRequest, index: number, dir: string): void {
   const found = laneDirs(req.pool, index);
-  const previous = found.find((d) => d !== dir && reusableAdmin(req.common, d) !== null);
+  const previous = found.find((d) => d !== dir && reusableRegistration(req.common, d) !== null);
   if (previous && !existsSync(dir)) {
-    const admin = reusableAdmin(req.common, previous) as string;
+    const admin = reusableRegistration(req.common, previous) as string;
     mkdirSync(dir);
     for (const entry of readdirSync(previous)) renameSync(join(previous, entry), join(dir, entry));
-    // What `git worktree repair` writes: the registration's way back to the checkout.
-    writeFileAtomic(join(admin, 'gitdir'), `${join(dir, '.git')}\n`);
+    repointRegistration(admin, dir);
   }
   for (const d of found) if (d !== dir) discardCheckout(req.common, d);
   // Only a lane about to be built can have registrations left of checkouts that went without
@@ -105,48 +108,16 @@ function moveInto(req: LaneRequest, index: number, dir: string): void {
  * marks it. Only the lane's holder calls this, so no add of this lane runs.
  */
 export function forgetGoneCheckouts(common: string, pool: string, index: number): void {
-  const worktrees = join(common, 'worktrees');
   // Git writes the real path; the pool's may go through a symbolic link.
-  const prefixes = [pool, realpathSync(pool)].map((p) => join(p, `lane-${index}-`));
-  for (const entry of existsSync(worktrees) ? readdirSync(worktrees) : []) {
-    const admin = join(worktrees, entry);
-    let dotGit: string;
-    try {
-      dotGit = readFileSync(join(admin, 'gitdir'), 'utf8').trim();
-    } catch {
-      continue; // no gitdir yet: an add under way elsewhere, or not a checkout of this pool
-    }
-    if (prefixes.some((p) => dotGit.startsWith(p)) && !existsSync(dotGit))
-      rmSync(admin, { recursive: true, force: true });
-  }
-}
-
-/**
- * The registration (admin dir) of a lane checkout that may be reused: it is a
- * linked worktree of this repository, not locked, with no git command cut
- * short (index.lock) and no merge, rebase, cherry-pick, revert or bisect left
- * in it. Anything else is rebuilt, never reviewed as it is. Null when not.
- */
-export function reusableAdmin(common: string, dir: string): string | null {
-  const admin = adminOf(common, dir);
-  if (admin === null) return null;
-  for (const mark of BLOCKING_MARKS) if (existsSync(join(admin, mark))) return null;
-  return existsSync(join(admin, 'HEAD')) ? admin : null;
-}
-
-/**
- * A checkout's registration under `<common>/worktrees/`, or null when it has
- * none there: found by the registration's own `gitdir`, never by the
- * checkout's `.git`, which a role working there may have rewritten to name
- * another lane's registration or a git dir of its own.
- */
-function adminOf(common: string, dir: string): string | null {
-  return registrationOf(common, dir);
+  forgetGoneRegistrations(
+    common,
+    [pool, realpathSync(pool)].map((p) => join(p, `lane-${index}-`)),
+  );
 }
 
 /** Deletes a lane checkout and its registration (what `git worktree remove --force --force` does, locked or not). */
 export function discardCheckout(common: string, dir: string): void {
-  const admin = adminOf(common, dir);
+  const admin = registrationOf(common, dir);
   // Renamed first: whatever still writes into it (an orphaned agent) cannot make its removal fail.
   const doomed = join(
     dirname(dir),
@@ -160,15 +131,3 @@ export function discardCheckout(common: string, dir: string): void {
   rmSync(doomed, { recursive: true, force: true });
   if (admin) rmSync(admin, { recursive: true, force: true });
 }
-
-const BLOCKING_MARKS = [
-  'locked',
-  'index.lock',
-  'HEAD.lock',
-  'MERGE_HEAD',
-  'CHERRY_PICK_HEAD',
-  'REVERT_HEAD',
-  'BISECT_LOG',
-  'rebase-merge',
-  'rebase-apply',
-];

@@ -9,31 +9,10 @@
  * (decision 0161).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { UntrustedInputError } from '../core/errors.js';
-
-/** The common git dir of a checkout, read from its `.git` without a git process; null if it has none. */
-export function commonGitDir(repoRoot: string): string | null {
-  const dotGit = join(repoRoot, '.git');
-  try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
-    const gitDir = resolve(
-      repoRoot,
-      readFileSync(dotGit, 'utf8')
-        .replace(/^gitdir: /, '')
-        .trim(),
-    );
-    try {
-      return resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
-    } catch {
-      return gitDir;
-    }
-  } catch {
-    return null;
-  }
-}
 
 /** revloop's directory in the user's cache: `${XDG_CACHE_HOME:-$HOME/.cache}/revloop`. */
 export function cacheRoot(env: NodeJS.ProcessEnv): string {

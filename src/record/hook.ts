@@ -3,9 +3,10 @@
  * record in .revloop/records/ that `revloop verify` accepts, and refuses the
  * push otherwise. The hook runs git itself (git runs it); revloop only writes it.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RevloopError } from '../core/errors.js';
+import { hooksDir } from '../git/dot-git.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 
 /** Marks a hook as ours: only a hook carrying it is replaced without --force. */
@@ -75,45 +76,6 @@ while read -r local_ref local_sha remote_ref remote_sha; do
 done
 exit $status
 `;
-}
-
-/**
- * Where git looks for hooks: core.hooksPath (relative to the work tree) when
- * set in the repository's config, else <common git dir>/hooks. Read from
- * git's files, not by running git; a core.hooksPath set only in the global
- * config is not seen.
- */
-export function hooksDir(root: string): string {
-  const dotgit = join(root, '.git');
-  let gitDir = dotgit;
-  if (statSync(dotgit).isFile()) {
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotgit, 'utf8'));
-    if (!m?.[1]) throw new RevloopError('not_a_repository', `${dotgit} is not a gitdir file`);
-    gitDir = resolve(root, m[1].trim());
-  }
-  let common = gitDir;
-  const commondir = join(gitDir, 'commondir');
-  if (existsSync(commondir)) common = resolve(gitDir, readFileSync(commondir, 'utf8').trim());
-  const configured = coreHooksPath(readFileSync(join(common, 'config'), 'utf8'));
-  if (configured) return isAbsolute(configured) ? configured : resolve(root, configured);
-  return join(common, 'hooks');
-}
-
-/** The last `hooksPath` of a `[core]` section in git config text, or null. */
-export function coreHooksPath(config: string): string | null {
-  let inCore = false;
-  let found: string | null = null;
-  for (const raw of config.split('\n')) {
-    const line = raw.trim();
-    const section = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]/.exec(line);
-    if (section) {
-      inCore = section[1]?.toLowerCase() === 'core' && !section[2];
-      continue;
-    }
-    const kv = /^hookspath\s*=\s*(.*)$/i.exec(line);
-    if (inCore && kv?.[1] !== undefined) found = kv[1].replace(/^"(.*)"$/, '$1').trim();
-  }
-  return found;
 }
 
 /** Writes the hook (mode 0755). Replaces a foreign hook only with `force`. */

@@ -37,7 +37,7 @@ export interface ReviewPredicate {
   findings: RecordFinding[];
   costUsd: number;
   /**
-   * Issue 17: per reviewer, the files of the final review round's diff, those
+   * Per reviewer, the files of the final review round's diff, those
    * it reviewed and those ignored with their rule; `verify` refuses a record
    * in which a file not ignored went unreviewed. Absent in records of runs
    * without a review round, and in those made before coverage existed.
@@ -112,7 +112,10 @@ function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage>
 
 /** True only when the run made calls and every attempt and every check of it ran confined. */
 function ranConfined(report: RunReport): boolean {
-  const checks = stageRows(report.stages, 'checks').flatMap((s) => s.result.results);
+  const checks = stageRows(report.stages, 'checks').flatMap((s) => [
+    ...s.result.results,
+    ...(s.result.base?.results ?? []),
+  ]);
   return (
     report.attempts.length > 0 &&
     report.attempts.every((a) => a.confined) &&

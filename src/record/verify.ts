@@ -33,7 +33,7 @@ export const VerifyCode = {
   /** Policy (exit 1). */
   not_completed: 'not_completed',
   findings: 'findings',
-  /** Issue 17: a file not ignored that some reviewer never saw. */
+  /** A file not ignored that some reviewer never saw. */
   incomplete_coverage: 'incomplete_coverage',
   /** Mismatch with the checkout (exit 3). */
   subject_mismatch: 'subject_mismatch',
@@ -123,7 +123,7 @@ type CheckedSnapshot = (typeof SNAPSHOT_COMMITS)[number] | (typeof SNAPSHOT_STRI
 type CheckedPredicate = (typeof PREDICATE_STRINGS)[number] | 'version' | 'status' | 'outcome';
 
 /**
- * The predicate as verify reads it, derived from the writer's type (issue 16,
+ * The predicate as verify reads it, derived from the writer's type (
  * point 10): every field `buildStatement` writes, the checked ones at the
  * writer's type, the others `unknown` (coverage, configFrom, configPath and
  * reviewers are read only after a check of their own). Generic so a test can
@@ -370,7 +370,7 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
   };
 }
 
-/** A clear that left files out by the config's ignore rules says so (issue 17: no partial review unsaid). */
+/** A clear that left files out by the config's ignore rules says so (no partial review goes unsaid). */
 function ignoredNote(p: Predicate): string {
   const cov = p.coverage as Record<string, Partial<Coverage>> | null | undefined;
   const ignored = cov ? Object.values(cov)[0]?.ignored : undefined;
@@ -380,7 +380,7 @@ function ignoredNote(p: Predicate): string {
 }
 
 /**
- * Issue 17: what the record's coverage leaves unreviewed, in one line, or null.
+ * What the record's coverage leaves unreviewed, in one line, or null.
  * A record made before coverage existed has none (one call saw the whole diff).
  */
 function coverageGap(p: Predicate): string | null {

@@ -1,4 +1,4 @@
-/** How every report names what a review covered (issue 17): the review body, the job summary. */
+/** How every report names what a review covered (no partial review goes unsaid): the review body, the job summary. */
 import type { CoverageSummary } from '../core/coverage.js';
 
 /** "4 of 4 file(s) reviewed by every reviewer; 9 left out by `ignore:`" (a clear on a partly ignored change says so). */

@@ -29,7 +29,7 @@ export function unansweredReviewers(
 }
 
 /**
- * What a round's review left out or split (issue 17), after its counts: the
+ * What a round's review left out or split, after its counts: the
  * files reviewed of those kept, the ignored ones, the parts of a chunked
  * review. Empty for a review of the whole diff in one call, nothing ignored.
  */

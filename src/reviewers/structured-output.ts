@@ -1,5 +1,5 @@
 /**
- * Structured output for the API adapters (issue 17, point 6): each role's
+ * Structured output for the API adapters: each role's
  * reply as a JSON Schema an endpoint can hold the model to (OpenAI
  * `response_format` json_schema, strict; Anthropic a forced tool call), and
  * how to tell an endpoint that does not offer it from a fault.

@@ -16,7 +16,8 @@ import type {
   RunRow,
   Settlement,
 } from '../core/ledger.js';
-import { ACTIVE_STATUSES, assertTransition, KEY_HOLDING } from '../core/run-state.js';
+import { stageRank } from '../core/round-order.js';
+import { ACTIVE_STATUSES, assertTransition, isClaimable, KEY_HOLDING } from '../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../core/stage-results.js';
 import { parseStageRow, parseVerdictRow, type RawStageRow, type RawVerdictRow } from '../core/stored-rows.js';
 import { isTerminal, RunStatus, type Stage } from '../core/types.js';
@@ -45,7 +46,6 @@ import {
   copyJson,
   costWindowStart,
   limitVerdict,
-  STAGE_ORDER,
   sameJson,
 } from './shared/rules.js';
 
@@ -146,10 +146,7 @@ export class MemoryStore implements Store {
 
   private claimable(now: number, repo: string | undefined): (RunRow & { seq: number })[] {
     return [...this.runs.values()].filter(
-      (r) =>
-        (repo === undefined || r.repo === repo) &&
-        (r.status === RunStatus.queued ||
-          (r.status === RunStatus.running && (r.leaseOwner === null || (r.leaseExpiresAt ?? 0) <= now))),
+      (r) => (repo === undefined || r.repo === repo) && isClaimable(r, now),
     );
   }
 
@@ -409,7 +406,7 @@ export class MemoryStore implements Store {
     return copyJson(
       this.stages
         .filter((s) => s.runId === runId)
-        .sort((a, b) => a.round - b.round || STAGE_ORDER[a.stage] - STAGE_ORDER[b.stage]),
+        .sort((a, b) => a.round - b.round || stageRank(a.stage) - stageRank(b.stage)),
     ).map(parseStageRow);
   }
 

@@ -185,6 +185,7 @@ export function runDetail(report: RunReport, now: number): RunDetail {
       recordPath: run.recordPath,
     },
     baselineChecks: stageResult(stages, 0, 'checks')?.results ?? null,
+    baseChecks: stageResult(stages, 0, 'checks')?.base ?? null,
     rounds,
     escalation:
       run.stopReason === 'no_progress' ||

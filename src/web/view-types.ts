@@ -90,7 +90,7 @@ export interface RoundView {
    * if any part had some, with the count of parts.
    */
   verdicts: VerdictView[] | null;
-  /** What the review covered (issue 17); null for a round recorded before coverage existed. */
+  /** What the review covered; null for a round recorded before coverage existed. */
   coverage: CoverageView | null;
   findings: FindingView[];
   refuter: string | null;
@@ -129,6 +129,8 @@ export interface RunDetail {
   };
   /** Checks on the snapshot head before any fix (round 0). */
   baselineChecks: CheckResult[] | null;
+  /** The baseline's failing checks, run again at the merge base (null: none ran there). */
+  baseChecks: { commit: string; results: CheckResult[] } | null;
   rounds: RoundView[];
   /** The escalation report of a run the stop rule ended. */
   escalation: { blockingCounts: number[]; openBlockers: string[] } | null;

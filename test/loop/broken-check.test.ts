@@ -8,16 +8,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isBlocker } from '../../src/core/run-report.js';
 import {
-  renderRunSummary,
-  toGithubAnnotations,
-  toJunit,
-  toMarkdown,
-  toRdjson,
-  toSarif,
-} from '../../src/report/index.js';
-import {
   baseConfig,
   ensureBuilt,
+  everyOutput,
   FIXED_FILE,
   findings,
   inProcess,
@@ -62,15 +55,7 @@ describe('a check that passed earlier in the run and fails now is a blocker', ()
       expect(blockers).toHaveLength(1);
       expect(blockers[0]).toMatchObject({ round: 2, reviewer: 'revloop', revision: report.run.head });
       expect(blockers[0]?.reported.claim).toContain('The check syntax fails at');
-      const outputs = {
-        terminal: renderRunSummary(report),
-        markdown: toMarkdown(report),
-        junit: toJunit(report),
-        sarif: JSON.stringify(toSarif(report)),
-        rdjson: JSON.stringify(toRdjson(report)),
-        github: toGithubAnnotations(report),
-      };
-      for (const [name, text] of Object.entries(outputs))
+      for (const [name, text] of Object.entries(everyOutput(report)))
         expect(text, name).toContain('The check syntax fails at');
     } finally {
       await p.close();

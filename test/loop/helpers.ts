@@ -26,15 +26,24 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { replayRun } from '../../src/core/replay.js';
-import type { RunReport } from '../../src/core/run-report.js';
+import { type RunReport, roundLog } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { AdmitRequest } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
+import { escalationMarkdown } from '../../src/loop/escalation.js';
 import { type ReviewOutcome, reviewRevision } from '../../src/loop/operations.js';
 import { loadRunReport } from '../../src/loop/run-report-loader.js';
 import type { Store } from '../../src/ports/store.js';
+import {
+  renderRunSummary,
+  toGithubAnnotations,
+  toJunit,
+  toMarkdown,
+  toRdjson,
+  toSarif,
+} from '../../src/report/index.js';
 import { openStore } from '../../src/store/index.js';
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 
@@ -352,4 +361,18 @@ export async function expectReplayIdentical(deps: LoopDeps, report: RunReport): 
   const res = replayRun(report, loaded.criteria, sha256);
   if (!res.identical)
     throw new Error(`replay of ${report.run.id} diverged: ${JSON.stringify(res.divergence)}`);
+}
+
+/** Every output a person or CI reads a run in, by name: what a blocker must appear in. */
+export function everyOutput(report: RunReport): Record<string, string> {
+  return {
+    terminal: renderRunSummary(report),
+    markdown: toMarkdown(report),
+    junit: toJunit(report),
+    json: JSON.stringify(roundLog(report)),
+    escalation: escalationMarkdown(report),
+    sarif: JSON.stringify(toSarif(report)),
+    rdjson: JSON.stringify(toRdjson(report)),
+    github: toGithubAnnotations(report),
+  };
 }

@@ -76,10 +76,11 @@ describe('resume after a crash at each before-complete boundary', () => {
       expect(calls.slice(0, callsBefore).every((c) => !keys.slice(callsBefore).includes(c.callKey))).toBe(
         true,
       );
-      // Checks have no verdicts: only an interrupted checks stage runs its check again.
-      // (An uncrashed run checks twice: the baseline and after the fix.)
+      // Checks have no verdicts: only an interrupted checks stage runs its checks again.
+      // (An uncrashed run checks three times: the baseline, the base, since the baseline
+      // fails, and after the fix. Round 0's checks stage, interrupted, runs both again.)
       expect(checksBefore).toBeGreaterThan(0);
-      expect(checkRuns(fx)).toBe(2 + (stage === 'checks' ? 1 : 0));
+      expect(checkRuns(fx)).toBe(3 + (stage === 'checks' ? 2 : 0));
 
       // Stages completed before the crash kept their completion rows untouched.
       const after = await store.listStages(run.id);

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reusableAdmin, takeLane } from '../../src/pool/lanes.js';
+import { reusableRegistration } from '../../src/git/worktree-files.js';
+import { takeLane } from '../../src/pool/lanes.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { ensureBuilt, ROOT, runCli, testEnv } from '../loop/helpers.js';
 
@@ -121,12 +122,12 @@ describe("a lane's registration", () => {
     const [a, b] = [join(out, 'lane-0-ra-1'), join(out, 'lane-1-rb-1')];
     r.git(['worktree', 'add', '-q', '--detach', a]);
     r.git(['worktree', 'add', '-q', '--detach', b]);
-    const own = reusableAdmin(common, a);
-    const other = reusableAdmin(common, b);
+    const own = reusableRegistration(common, a);
+    const other = reusableRegistration(common, b);
     expect(own).not.toBeNull();
     expect(own).not.toBe(other);
     // A role in lane 0 points its checkout at lane 1's registration.
     writeFileSync(join(a, '.git'), `gitdir: ${other}\n`);
-    expect(reusableAdmin(common, a)).toBe(own);
+    expect(reusableRegistration(common, a)).toBe(own);
   });
 });

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreHooksPath, HOOK_MARKER } from '../../src/record/hook.js';
+import { coreHooksPath } from '../../src/git/dot-git.js';
+import { HOOK_MARKER } from '../../src/record/hook.js';
 import { signStatement } from '../../src/record/write.js';
 import { TEST_GIT_ENV } from '../helpers/git-repo.js';
 import { cli, ensureBuilt, type Fixture, makeFixture, pushRunningHooks } from './setup.js';

@@ -100,8 +100,13 @@ describe('pages', () => {
   it("shows a run's rounds: verdicts, gating, refutation, decision, fix diff, checks and the record", async () => {
     const { page, problems } = await openPage(`${demo.ui.url}runs/${demo.runId}`);
     await expect.poll(() => page.locator('section.round[data-round]').count()).toBe(3); // round 0 + 2 rounds
+    // The check fails on the change and passed at the base: both tables, and round 1's blocker names it.
+    const r0 = page.locator('section.round[data-round="0"]');
+    expect(await r0.locator('table.checks').count()).toBe(2);
+    expect(await text(r0.locator('p.base-checks'))).toContain('again at the base');
     const r1 = page.locator('section.round[data-round="1"]');
     const t1 = await text(r1);
+    expect(t1).toContain('The check credits-add-up fails at');
     expect(t1).toMatch(/correctness:\s*findings/);
     expect(t1).toContain('no scenario or clause (U1)');
     expect(t1).toMatch(/refuted\s+by refuter/);

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isTerminal } from '../../core/types.js';
+import { commonGitDir } from '../../git/dot-git.js';
 import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
 import { sweepTempFiles } from '../../io/temp-sweep.js';
 import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
+import { sweepJudgeTrees } from '../../loop/judge-tree.js';
 import { sweepPool } from '../../pool/gc.js';
-import { commonGitDir, poolDir } from '../../pool/location.js';
+import { poolDir } from '../../pool/location.js';
 import type { Git } from '../../ports/git.js';
 import { type Command, printJson } from '../io.js';
 
@@ -26,7 +28,8 @@ interface Opts {
  * that runs now ended left in the temp dir, and the temp files that writers
  * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts);
  * with --prompts-older-than, the stored prompts no run has used for that long
- * (io/prompt-retention.ts). Exit 0; 2 when not in a repository or given a bad age.
+ * (io/prompt-retention.ts); and the judge trees (loop/judge-tree.ts) no live
+ * run reads its config from. Exit 0; 2 when not in a repository or given a bad age.
  */
 const gc: Command<Opts> = async (_args, opts, io) => {
   const age = opts.promptsOlderThan === undefined ? undefined : parseAge(opts.promptsOlderThan);
@@ -47,8 +50,9 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   if (typeof configured === 'string' && configured) pools.add(poolDir(common, configured, root, io.env));
   const sweeps = [...pools].map((p) => sweepPool(common, p));
   const own = await sweepOwnCheckouts(git, root, opts, io.env);
-  const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed];
-  const held = [...sweeps.flatMap((s) => s.held), ...own.held];
+  const judges = sweepJudgeTrees(root, io.env, await liveConfigCommits(root, opts, io.env));
+  const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed, ...judges.removed];
+  const held = [...sweeps.flatMap((s) => s.held), ...own.held, ...judges.held];
   const tempFiles = sweepTempFiles(join(root, '.revloop'));
   const prompts = age === undefined ? undefined : await prunePromptsOlderThan(root, age, opts, io.env);
   if (opts.json) printJson(io, { pools: [...pools], removed, held, tempFiles, ...(prompts && { prompts }) });
@@ -128,6 +132,17 @@ async function sweepOwnCheckouts(
     await store.close();
   }
   return out;
+}
+
+/** The commits live runs read their config from: their judge trees stay. */
+async function liveConfigCommits(root: string, opts: Opts, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+  const store = await openRepoStore(root, opts.store, env, { readonly: true });
+  try {
+    const live = await store.listRuns({ status: ['queued', 'running'] });
+    return new Set(live.map((r) => (r.snapshot.configFrom === 'head' ? r.snapshot.head : r.snapshot.base)));
+  } finally {
+    await store.close();
+  }
 }
 
 export default gc;

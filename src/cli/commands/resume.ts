@@ -13,6 +13,7 @@ interface Opts {
   repo?: string;
   store?: string;
   out?: string;
+  requireConfined?: boolean;
   json?: boolean;
 }
 
@@ -20,8 +21,19 @@ const resume: Command<Opts> = async (args, opts, io) => {
   // A bad --out is said now, not after the whole loop ran.
   if (opts.out) checkFileTarget(resolve(io.cwd, opts.out));
   const progress = progressPrinter(io, progressMode(io, opts.json));
-  const { store, deps } = await openRepo(io, opts, progress.onEvent);
+  const { store, deps } = await openRepo(
+    io,
+    opts,
+    progress.onEvent,
+    {},
+    {},
+    {
+      requireConfined: opts.requireConfined,
+    },
+  );
   try {
+    // Decided before the run is taken over: a required confinement that is missing leaves it as it is (exit 14).
+    deps.confinement?.();
     const res = await resumeRun(deps, args[0] ?? '', opts.out);
     progress.done();
     const report = await loadOutputReport(store, res.run.id, io.env);

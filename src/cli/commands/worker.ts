@@ -12,6 +12,7 @@ interface Opts {
   exitWhenIdle?: boolean;
   leaseSeconds?: string;
   storePatience: string;
+  requireConfined?: boolean;
   json?: boolean;
 }
 
@@ -40,8 +41,12 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     signal: io.stopSignal,
     leaseTtlMs: leaseSeconds === undefined ? undefined : leaseSeconds * 1000,
     onEvent: progress.onEvent,
+    requireConfined: opts.requireConfined,
+    warn: (line) => io.stderr(line),
   });
   try {
+    // Decided before a run is claimed: a required confinement that is missing claims nothing (exit 14).
+    deps.confinement?.();
     const res = await runWorker(deps, {
       concurrency,
       exitWhenIdle: Boolean(opts.exitWhenIdle),

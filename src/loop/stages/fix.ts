@@ -45,7 +45,7 @@ export async function fixStage(
   });
   const prompt = fixerPrompt({
     criteria: ctx.criteria,
-    // Issue 17: of a diff too large for one call, the blockers' files only (focused-prompts.ts).
+    // Of a diff too large for one call, the blockers' files only (focused-prompts.ts).
     ...(await fixerDiff(ctx, diff, blockers)),
     blockers,
     instructions: fixer.cfg.instructions,

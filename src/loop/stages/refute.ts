@@ -45,7 +45,7 @@ export async function refuteStage(
     await checkout.ready;
     const fresh = startFreshDigest(ctx);
     for (const f of findings) {
-      // Issue 17: of a diff too large for one call, the claim's file only (focused-prompts.ts).
+      // Of a diff too large for one call, the claim's file only (focused-prompts.ts).
       const shown = await refuterDiff(ctx, diff, f.reported, refuter.reviewer);
       const prompt = refuterPrompt({
         criteria: ctx.criteria,

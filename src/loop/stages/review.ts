@@ -56,7 +56,7 @@ export async function reviewStage(
   // commit that edits the config, the criteria or a protected file needs a person too): a read
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
-  // Issue 17: the round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
+  // The round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
   const editedByFix = await ctx.editedByFix(head);
   const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
   const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
@@ -257,7 +257,7 @@ function checksOfRun(ctx: RunContext, round: number): ChecksResult[] {
   return out;
 }
 
-/** A check that passed earlier in the run and fails on this revision: a blocker only a person can accept. */
+/** A check that passed earlier in the run, or at the base, and fails on this revision: a blocker only a person can accept. */
 function brokenCheckFinding(ctx: RunContext, round: number, head: string, b: BrokenCheck): NewFinding {
   const callKey = `check:r${round}:${b.name}`;
   const exit = b.exitCode === null ? 'did not finish' : `exits ${b.exitCode}`;
@@ -266,7 +266,7 @@ function brokenCheckFinding(ctx: RunContext, round: number, head: string, b: Bro
     severity: 'MAJOR',
     file: ctx.snapshot.configPath,
     line: 1,
-    claim: `The check ${b.name} fails at ${head.slice(0, 12)} (it ${exit}); it passed at ${b.passedAt.slice(0, 12)} earlier in this run.`,
+    claim: `The check ${b.name} fails at ${head.slice(0, 12)} (it ${exit}); it passed at ${b.atBase ? `the base ${b.passedAt.slice(0, 12)}.` : `${b.passedAt.slice(0, 12)} earlier in this run.`}`,
     failureScenario: `Landing ${head.slice(0, 12)} lands a revision on which the configured check ${b.name} fails.`,
   });
 }

@@ -55,10 +55,11 @@ import {
   checkRunEnd,
   hasLimits,
   limitVerdict,
+  STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapPgFault } from './faults.js';
 import { ADMIT_LOCK, migratePostgres } from './migrate.js';
 
@@ -72,10 +73,7 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
 const HELD = HELD_SQL;
 const HELD_BY_KEY = `${RUN} WHERE r.admission_key = $1 AND r.${HELD}`;
 /** The runs a claim may take; `repo` is the placeholder of the repository filter (null: any). */
-const claimable = (repo: string): string => `(${statusIn([RunStatus.queued])}
-    OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${NOW})))
-  AND (${repo}::text IS NULL OR repo = ${repo}::text)`;
-const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
+const claimable = (repo: string): string => claimableSql(NOW, `${repo}::text`);
 
 /** JSON comes back as text (parsed once, by the row mappers) and bigint as a number (epoch ms fit). */
 const types = {
@@ -596,9 +594,9 @@ export class PostgresStore implements Store {
 
   async listStages(runId: string) {
     return this.guard(async () =>
-      (await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK}`, [runId])).map(
-        toStage,
-      ),
+      (
+        await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK_SQL}`, [runId])
+      ).map(toStage),
     );
   }
 

@@ -72,7 +72,7 @@ export const toRound = (r: Raw): RoundRow => ({
  * and the result's own JSON text: what reading it back gives, without that
  * read's schema parse. The result was typed by its stage when it was built,
  * and the stage schemas neither default nor transform, so the parse would
- * return the same value; it cost 20 ms on a 2,000-file review result (P9).
+ * return the same value; it cost 20 ms on a 2,000-file review result (bench: large-change).
  */
 export const recordedStage = (c: StageCompletion, inserted: Raw | undefined, resultJson: string): StageRow =>
   ({

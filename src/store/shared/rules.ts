@@ -4,7 +4,8 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { Lease } from '../../core/ledger.js';
-import { isTerminal, type RunStatus, type Stage } from '../../core/types.js';
+import { ROUND_STAGES } from '../../core/round-order.js';
+import { isTerminal, type RunStatus } from '../../core/types.js';
 import type { AdmitInput, AdmitResult, RunEnd } from '../../ports/store.js';
 import { FencedOutError, LedgerConflictError, UnknownRunError } from '../errors.js';
 
@@ -90,8 +91,8 @@ export function checkRunEnd(runId: string, end: RunEnd): void {
 /** Equal stage results, compared canonically (jsonb reorders keys). */
 export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
-/** Stages in the order a round runs them, for listing. */
-export const STAGE_ORDER: Record<Stage, number> = { review: 0, refute: 1, fix: 2, checks: 3, decide: 4 };
+/** A stage's place in its round (core/round-order.ts) as SQL, for listing in that order. */
+export const STAGE_RANK_SQL = `CASE stage ${ROUND_STAGES.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} END`;
 
 /** JSON as the databases keep it: undefined dropped, a fresh copy. */
 export const toJson = (v: unknown): string => JSON.stringify(v ?? null);

@@ -4,7 +4,7 @@
  * The values are core's own constants (no user input), so inlining is safe.
  */
 import { ACTIVE_STATUSES, KEY_HOLDING, statusesInto } from '../../core/run-state.js';
-import type { RunStatus } from '../../core/types.js';
+import { RunStatus } from '../../core/types.js';
 
 /** `status IN ('a','b')` over the given statuses (an empty set matches nothing). */
 export const statusIn = (statuses: readonly RunStatus[], column = 'status'): string =>
@@ -16,3 +16,12 @@ export const HELD_SQL = statusIn(KEY_HOLDING);
 export const ACTIVE_SQL = statusIn(ACTIVE_STATUSES);
 /** The guard of an UPDATE that sets `to`: only rows the table lets move there. */
 export const canMoveInto = (to: RunStatus): string => statusIn(statusesInto(to));
+
+/**
+ * core's `isClaimable` as SQL, with `now` and `repo` the query's placeholders
+ * (a null repo matches any repository): a claim's WHERE clause.
+ */
+export const claimableSql = (now: string, repo: string): string =>
+  `(${statusIn([RunStatus.queued])}
+    OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ${now})))
+  AND (${repo} IS NULL OR repo = ${repo})`;

@@ -59,10 +59,11 @@ import {
   costWindowStart,
   hasLimits,
   limitVerdict,
+  STAGE_RANK_SQL,
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, HELD_SQL, statusIn } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -83,10 +84,7 @@ const FINDING = `SELECT f.*, st.by AS s_by, st.decision AS s_decision, st.note A
   FROM findings f LEFT JOIN settlements st ON st.finding_id = f.id`;
 const HELD = HELD_SQL;
 /** The runs `claimNext` may take (parameters: now, repo, repo). */
-const CLAIMABLE = `(${statusIn([RunStatus.queued])}
-  OR (${statusIn([RunStatus.running])} AND (lease_owner IS NULL OR lease_expires_at <= ?)))
-  AND (? IS NULL OR repo = ?)`;
-const STAGE_RANK = `CASE stage WHEN 'review' THEN 0 WHEN 'refute' THEN 1 WHEN 'fix' THEN 2 WHEN 'checks' THEN 3 ELSE 4 END`;
+const CLAIMABLE = claimableSql('?', '?');
 
 /** Opens (creating if needed) and migrates the ledger at `path`; refuses a corrupt file. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
@@ -653,7 +651,7 @@ export class SqliteStore implements Store {
 
   async listStages(runId: string) {
     return this.read(() =>
-      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK}`, runId).map(toStage),
+      this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK_SQL}`, runId).map(toStage),
     );
   }
 

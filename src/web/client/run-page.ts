@@ -430,6 +430,14 @@ async function load(force = false): Promise<void> {
               { class: 'round', 'data-round': 0 },
               h('h2', {}, 'Round 0 ', h('span', { class: 'muted small' }, 'baseline checks')),
               checksTable(d.baselineChecks),
+              d.baseChecks
+                ? h(
+                    'p',
+                    { class: 'muted small base-checks' },
+                    `The failing checks again at the base ${d.baseChecks.commit.slice(0, 12)}: one that passes there, the change broke.`,
+                  )
+                : null,
+              d.baseChecks ? checksTable(d.baseChecks.results) : null,
             )
           : null,
         d.rounds.length
