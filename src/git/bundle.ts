@@ -39,19 +39,30 @@ function bundleHeads(bytes: Buffer): string[] {
   return lines.filter((l) => l !== '' && !l.startsWith('-') && !l.startsWith('@'));
 }
 
-export function bundleOps(run: GitRunner): Pick<Git, 'bundleFix' | 'importFixBundle'> {
-  return {
-    async bundleFix(worktree, commit, prerequisite) {
-      assertRev(worktree, commit);
-      assertRev(worktree, prerequisite);
-      const bytes = await run.ok(worktree, ['bundle', 'create', '-', 'HEAD', `^${prerequisite}`]);
-      // The checkout's HEAD is the fix commit the moment it is made; the bundle says so or is not kept.
-      const heads = bundleHeads(bytes);
-      if (heads.length !== 1 || heads[0] !== `${commit} HEAD`)
-        throw new Error(`the bundle of fix commit ${commit} does not name it`);
-      return bytes;
-    },
+/**
+ * The bundle of fix commit `commit`, HEAD of a run's checkout, needing only
+ * `prerequisite`. `run` must be the checkout-hardened runner (worktree.ts):
+ * the checkout's `.git` is the fixer's to rewrite, so git is told its
+ * registration, never left to discover it.
+ */
+export async function bundleOfCheckout(
+  run: GitRunner,
+  worktree: string,
+  commit: string,
+  prerequisite: string,
+): Promise<Buffer> {
+  assertRev(worktree, commit);
+  assertRev(worktree, prerequisite);
+  const bytes = await run.ok(worktree, ['bundle', 'create', '-', 'HEAD', `^${prerequisite}`]);
+  // The checkout's HEAD is the fix commit the moment it is made; the bundle says so or is not kept.
+  const heads = bundleHeads(bytes);
+  if (heads.length !== 1 || heads[0] !== `${commit} HEAD`)
+    throw new Error(`the bundle of fix commit ${commit} does not name it`);
+  return bytes;
+}
 
+export function bundleOps(run: GitRunner): Pick<Git, 'importFixBundle'> {
+  return {
     async importFixBundle(repo, bundle, expected, ref) {
       assertRev(repo, expected);
       if (!/^refs\/revloop\/[A-Za-z0-9._/-]+$/.test(ref) || ref.includes('..'))

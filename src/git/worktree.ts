@@ -4,10 +4,12 @@
  * leave a merge half done, so commits are built with plumbing (one parent,
  * no hooks, no signing prompt) and only on top of the expected HEAD.
  */
+
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { UntrustedInputError } from '../core/errors.js';
 import type { Git } from '../ports/git.js';
+import { bundleOfCheckout } from './bundle.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { assertRev, explainFailure } from './revs.js';
 import type { GitRunner } from './run.js';
@@ -59,6 +61,7 @@ export function worktreeOps(
   | 'status'
   | 'commitAll'
   | 'updateRef'
+  | 'bundleFix'
 > {
   const commitEnv = {
     GIT_AUTHOR_NAME: identity.name,
@@ -344,6 +347,8 @@ export function worktreeOps(
       noteCleanIndex(dir);
       return commit;
     },
+
+    bundleFix: (dir, commit, prerequisite) => bundleOfCheckout(run, dir, commit, prerequisite),
 
     async updateRef(repo, ref, sha, expectOld, opts) {
       assertRev(repo, ref);
