@@ -1,7 +1,9 @@
 /**
  * The signed record of a completed run (invariant 14), written after the
  * ledger says `completed`: the record is a statement about the ledger, never
- * a completion signal. A missing one is written again by `resume`.
+ * a completion signal. Its envelope is kept in the ledger, the first one
+ * kept being the run's record on every clone (decision 0178): a missing file
+ * is written again from there by `resume`, `status` and `verify --run`.
  */
 import { createPublicKey, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
