@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import type { RunRow } from '../../core/ledger.js';
 import { isTerminal } from '../../core/types.js';
+import { FileWriteError } from '../../io/errors.js';
 import { pidAlive } from '../../io/pid.js';
 import type { LoopDeps } from '../../loop/deps.js';
 import { findRunOrThrow } from '../../loop/operations.js';
@@ -11,7 +12,7 @@ import { recordFromLedger } from '../../loop/write-record.js';
 import { recordPathFor } from '../../record/write.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
-import { type Command, printJson } from '../io.js';
+import { type CliIO, type Command, printJson } from '../io.js';
 import { runJson } from '../run-json.js';
 import { terminalSafe } from '../terminal-safe.js';
 
@@ -64,12 +65,18 @@ function recordMissing(run: RunRow, repoRoot: string): boolean {
  */
 async function writeMissingRecords(
   deps: Pick<LoopDeps, 'store' | 'repoRoot'>,
+  io: Pick<CliIO, 'stderr'>,
   runs: RunRow[],
   written: (run: RunRow, path: string) => void,
 ): Promise<RunRow[]> {
   const lacking: RunRow[] = [];
   for (const run of runs.filter((r) => recordMissing(r, deps.repoRoot))) {
-    const path = await recordFromLedger(deps, run.id);
+    // A file that cannot be written here (a full disk) is said, and the run stays named as lacking it.
+    const path = await recordFromLedger(deps, run.id).catch((err: unknown) => {
+      if (!(err instanceof FileWriteError)) throw err;
+      io.stderr(`revloop status: ${err.message}\n`);
+      return null;
+    });
     if (path) written(run, path);
     else lacking.push(run);
   }
@@ -89,7 +96,7 @@ const status: Command<Opts> = async (args, opts, io) => {
       const here = recordPathFor(deps.repoRoot, run.id);
       let recordPath = existsSync(here) ? here : run.recordPath;
       let note = '';
-      const lacking = await writeMissingRecords(deps, [run], (_, path) => {
+      const lacking = await writeMissingRecords(deps, io, [run], (_, path) => {
         recordPath = path;
         note = `its signed record was written here from the ledger: ${path}\n`;
       });
@@ -112,7 +119,7 @@ const status: Command<Opts> = async (args, opts, io) => {
     const written: string[] = [];
     const lacking = new Set(
       (
-        await writeMissingRecords(deps, runs, (r, path) =>
+        await writeMissingRecords(deps, io, runs, (r, path) =>
           written.push(`run ${r.id}: signed record written here from the ledger: ${path}\n`),
         )
       ).map((r) => r.id),
