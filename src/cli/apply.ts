@@ -3,8 +3,9 @@
  * meanwhile; a checked-out branch brings its checkout along, as `git merge --ff-only` would.
  */
 import type { RunRow } from '../core/ledger.js';
-import { CheckoutNotCleanError, RefMovedError } from '../git/errors.js';
+import { CheckoutNotCleanError, FixBundleRefusedError, RefMovedError } from '../git/errors.js';
 import type { LoopDeps } from '../loop/deps.js';
+import { haveFixCommit } from '../loop/fix-bundles.js';
 
 /** `ok` false: the user asked for the fixes and their branch does not have them (review exits non-zero). */
 export interface ApplyResult {
@@ -27,6 +28,14 @@ export async function applyRun(deps: LoopDeps, run: RunRow): Promise<ApplyResult
   // A tag or a remote-tracking ref is not where fixes land.
   if (!ref.startsWith('refs/heads/')) return refused(`${ref} is not a local branch`);
   const branch = ref.slice('refs/heads/'.length);
+  // Fixes made on another clone come from the ledger's bundle of them, checked on import.
+  try {
+    if (!(await haveFixCommit(deps, run.id, run.head)))
+      return refused('the fix commits are not in this clone and the ledger holds no bundle of them');
+  } catch (err) {
+    if (err instanceof FixBundleRefusedError) return refused(err.message);
+    throw err;
+  }
   try {
     const { checkout } = await deps.git.fastForward(deps.repoRoot, ref, s.head, run.head);
     const where = checkout ? ` (index and files of ${checkout} too)` : '';

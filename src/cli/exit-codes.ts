@@ -85,6 +85,7 @@ const byCode: Record<ErrorCode, Exit> = {
   eval_case: Exit.usage,
   eval_judge: Exit.usage,
   untrusted_input: Exit.untrustedInput,
+  fix_bundle_refused: Exit.untrustedInput,
   confinement_unavailable: Exit.notConfined,
 };
 

@@ -248,7 +248,9 @@ withPublish(withRepo(program.command('publish')))
 program
   .command('verify')
   .description('check a signed record against the checkout')
-  .argument('<record>', 'record file (DSSE envelope)')
+  .argument('[record]', 'record file (DSSE envelope)')
+  .option('--run <run>', "verify this run's record instead, written here from the ledger first")
+  .option('--store <url>', 'ledger of --run: sqlite:PATH or postgres://...')
   .option('--key <pub...>', 'trusted public key file(s)')
   .option(
     '--keys-from <ref>',

@@ -33,6 +33,8 @@ export const ErrorCode = {
   fixer_history: 'fixer_history',
   ref_moved: 'ref_moved',
   checkout_not_clean: 'checkout_not_clean',
+  /** A fix bundle from the ledger that does not yield the commit it was kept for. */
+  fix_bundle_refused: 'fix_bundle_refused',
   git: 'git',
   // The loop.
   nothing_to_review: 'nothing_to_review',

@@ -155,3 +155,16 @@ export class CheckoutNotCleanError extends RevloopError {
     super('checkout_not_clean', `${dir}: ${what}`, { dir, kind, paths });
   }
 }
+
+/**
+ * A fix bundle kept in the ledger that git refuses, or that yields another
+ * commit than the one it was kept for: nothing of it is applied.
+ */
+export class FixBundleRefusedError extends RevloopError {
+  constructor(
+    readonly expected: string,
+    readonly why: string,
+  ) {
+    super('fix_bundle_refused', `fix bundle for commit ${expected} refused: ${why}`, { expected, why });
+  }
+}

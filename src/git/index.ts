@@ -3,6 +3,7 @@
  * revloop runs git.
  */
 import type { Git } from '../ports/git.js';
+import { bundleOps } from './bundle.js';
 import { canonicalDiffOps } from './canonical-diff.js';
 import { changeOps } from './changes.js';
 import { commonDirResolver } from './common-dir.js';
@@ -38,5 +39,6 @@ export function createGit(opts: GitOptions = {}): Git {
     ...worktreeOps(run, opts.identity ?? REVLOOP_IDENTITY),
     ...fastForwardOps(run),
     ...identityOps(run),
+    ...bundleOps(run),
   };
 }

@@ -5,10 +5,12 @@
  * no hooks, no signing prompt) and only on top of the expected HEAD; the
  * fixer's own commits on top of it count as its edit (fixer-commits.ts).
  */
+
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { UntrustedInputError } from '../core/errors.js';
 import type { Git } from '../ports/git.js';
+import { bundleOfCheckout } from './bundle.js';
 import { RefMovedError, WorktreeConflictError, WorktreeMovedError } from './errors.js';
 import { unwindFixerCommits } from './fixer-commits.js';
 import { assertRev, explainFailure } from './revs.js';
@@ -61,6 +63,7 @@ export function worktreeOps(
   | 'status'
   | 'commitAll'
   | 'updateRef'
+  | 'bundleFix'
 > {
   const commitEnv = {
     GIT_AUTHOR_NAME: identity.name,
@@ -347,6 +350,8 @@ export function worktreeOps(
       noteCleanIndex(dir);
       return commit;
     },
+
+    bundleFix: (dir, commit, prerequisite) => bundleOfCheckout(run, dir, commit, prerequisite),
 
     async updateRef(repo, ref, sha, expectOld, opts) {
       assertRev(repo, ref);

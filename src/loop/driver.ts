@@ -14,6 +14,7 @@ import type { Admission } from './admission.js';
 import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
+import { haveFixCommitOrEnd } from './fix-bundles.js';
 import { inJudgeTree, judgeTreeFor } from './judge-tree.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
@@ -187,13 +188,22 @@ async function buildContext(
   // resolved the snapshot's commits moments ago.
   const admitted = admittedWith ? [s.base, s.head, s.mergeBase] : [];
   const shas = [...new Set([s.base, s.head, s.mergeBase, run.head])].filter((c) => !admitted.includes(c));
-  const exists = shas.map((sha) => git.commitExists(deps.repoRoot, sha).catch(() => false));
+  // The run's head past the admitted one is a fix commit, maybe made on another clone: the
+  // ledger's bundle of it brings it here (a refused one ends the run, never applied).
+  // (A ledger fault while reading the bundle is thrown as such, not taken for a lost commit.)
+  const exists = shas.map((sha) =>
+    sha === run.head && sha !== s.head
+      ? haveFixCommitOrEnd(deps, run.id, sha).catch((err: Error) => err)
+      : git.commitExists(deps.repoRoot, sha).catch(() => false),
+  );
   const config = admittedWith
     ? Promise.resolve(admittedWith)
     : loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
   config.catch(() => undefined);
   for (const [i, sha] of shas.entries()) {
-    if (!(await exists[i])) {
+    const found = await exists[i];
+    if (found instanceof Error) throw found;
+    if (!found) {
       throw new RunEnd(
         unfinishedEnd(
           'unknown',
@@ -303,7 +313,13 @@ async function finish(
   const run = ctx ? ctx.run : (held as RunRow);
   // The run's ref holds its head before the ledger ends the run and the worktrees (which
   // hold the fix commits until then) go. A failed move is thrown: the run stays resumable.
-  await (ctx?.runRef ?? new RunRefMoves(deps.git, deps.repoRoot, run.id)).settle(run.head, run.snapshot.head);
+  // A run ended before its context was built may name a head this clone lacks (another clone's
+  // fix, its bundle refused or never kept): that clone's ref holds it, and none moves here.
+  if (ctx || (await deps.git.commitExists(deps.repoRoot, run.head)))
+    await (ctx?.runRef ?? new RunRefMoves(deps.git, deps.repoRoot, run.id)).settle(
+      run.head,
+      run.snapshot.head,
+    );
   deps.crashPoint?.('before:finish');
   // No call of this owner is under way now, so an attempt still `started` is one whose end was
   // never recorded: a dead owner's, when the run ends before resuming it (its context cannot be

@@ -8,6 +8,7 @@ import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
 import { pidAlive } from '../io/pid.js';
+import { recordPathFor } from '../record/write.js';
 import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
@@ -19,7 +20,7 @@ import {
   StorePatience,
   type StoreWaitEvents,
 } from './store-patience.js';
-import { writeRunOutputs } from './write-record.js';
+import { writeRunOutputs, writeRunRecord } from './write-record.js';
 
 export type ReviewOutcome =
   | { kind: 'deferred'; limit: 'capacity' | 'cost'; detail: string }
@@ -45,9 +46,15 @@ export async function takeOver(deps: LoopDeps, run: RunRow): Promise<Lease | nul
   return null;
 }
 
+/**
+ * A finished run's record on this clone: the one here, else written from the
+ * ledger (the path the ledger names may be another machine's). One here whose
+ * path the ledger never took (its writer died between the two) is written again.
+ */
 async function finishedRun(deps: LoopDeps, run: RunRow, out?: string): Promise<string | null> {
   if (run.status !== 'completed') return run.recordPath;
-  if (run.recordPath && existsSync(run.recordPath) && !out) return run.recordPath;
+  const here = recordPathFor(deps.repoRoot, run.id);
+  if (run.recordPath !== null && existsSync(here) && !out) return here;
   return writeRunOutputs(deps, run, out);
 }
 
@@ -164,6 +171,31 @@ async function driveThroughOutages(
   }
 }
 
+/** How many completed runs without a record one sweep signs at most (the next sweep takes the rest). */
+const RECORD_SWEEP = 10;
+
+/**
+ * Every completed run has its record (invariant 14): one whose writer died
+ * between the ledger's end and the record is signed by a worker that finds it
+ * (at its start and between claims) and kept in the ledger. A run this worker
+ * failed to sign once (its error reported) is not tried again by it.
+ */
+function recordSweeper(deps: LoopDeps, repo: string, onError: WorkerOptions['onError']) {
+  const failed = new Set<string>();
+  return async (): Promise<void> => {
+    const runs = await deps.store.runsWithoutRecord(repo, RECORD_SWEEP + failed.size).catch(() => []);
+    for (const run of runs.filter((r) => !failed.has(r.id)).slice(0, RECORD_SWEEP)) {
+      if (deps.signal?.aborted) return;
+      await writeRunRecord(deps, run).catch((err: unknown) => {
+        // An unavailable ledger is not this run's fault: the next sweep tries again.
+        if (isTransientStoreFault(err)) return;
+        failed.add(run.id);
+        onError?.(run.id, err as Error);
+      });
+    }
+  };
+}
+
 /** `revloop worker`: claim admitted (or abandoned) runs and drive them, until idle or stopped. */
 export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ runs: number }> {
   let runs = 0;
@@ -175,6 +207,8 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
   );
   // Only this repository's runs: another repository's commits are not in this checkout.
   const repo = await deps.git.identity(deps.repoRoot);
+  const sweepRecords = recordSweeper(deps, repo, opts.onError);
+  await sweepRecords();
   const lane = async () => {
     for (;;) {
       if (deps.signal?.aborted) return;
@@ -191,6 +225,7 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
         const r = await driveThroughOutages(deps, lease, patience);
         runs++;
         opts.onRun?.(r);
+        await sweepRecords();
       } catch (err) {
         // The ledger stayed away past the worker's patience: nothing can be written, and the run
         // is not this worker's to end; its lease lapses and whoever holds it next goes on.

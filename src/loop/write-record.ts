@@ -1,7 +1,9 @@
 /**
  * The signed record of a completed run (invariant 14), written after the
  * ledger says `completed`: the record is a statement about the ledger, never
- * a completion signal. A missing one is written again by `resume`.
+ * a completion signal. Its envelope is kept in the ledger, the first one
+ * kept being the run's record on every clone (decision 0178): a missing file
+ * is written again from there by `resume`, `status` and `verify --run`.
  */
 import { createPublicKey, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -10,7 +12,18 @@ import type { RunRow } from '../core/ledger.js';
 import { stageRows } from '../core/stage-results.js';
 import { fsyncDir, writeFileAtomic } from '../io/atomic-file.js';
 import { FileWriteError } from '../io/errors.js';
-import { DEFAULT_KEY_PREFIX, generateKeyPair, loadSigner, recordRun, writeRecord } from '../record/index.js';
+import type { Store } from '../ports/store.js';
+import {
+  buildStatement,
+  DEFAULT_KEY_PREFIX,
+  type Envelope,
+  generateKeyPair,
+  loadSigner,
+  parseEnvelope,
+  recordPathFor,
+  signStatement,
+  writeRecord,
+} from '../record/index.js';
 import type { LoopDeps } from './deps.js';
 import { RunOutputError } from './errors.js';
 import { writeEscalation } from './escalation.js';
@@ -52,6 +65,26 @@ function publicPemOf(privatePath: string): string {
 }
 
 export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string): Promise<string> {
+  // The ledger's envelope when it holds one (signed on whichever machine wrote it first), else
+  // one signed here and kept there: every clone then writes the same record.
+  const envelope = (await envelopeInLedger(deps.store, run.id)) ?? (await signAndKeep(deps, run));
+  const path = recordPathFor(deps.repoRoot, run.id);
+  writeRecord(envelope, path);
+  await deps.store.setRecordPath(run.id, path);
+  // The copy goes second: a bad `--out` then leaves the run's own record in place and known.
+  if (out) {
+    try {
+      writeRecord(envelope, out);
+    } catch (err) {
+      if (err instanceof FileWriteError) throw new RunOutputError(run.id, endedAs(run), err, path);
+      throw err;
+    }
+  }
+  return path;
+}
+
+/** Signs the run's statement with this clone's key and keeps it in the ledger; the envelope kept first wins. */
+async function signAndKeep(deps: LoopDeps, run: RunRow): Promise<Envelope> {
   const report = await loadOutputReport(deps.store, run.id, deps.env);
   if (!report) throw new Error(`run ${run.id} vanished from the ledger`);
   const s = run.snapshot;
@@ -63,17 +96,37 @@ export async function writeRunRecord(deps: LoopDeps, run: RunRow, out?: string):
       ? s.diffDigest
       : (fixedTo?.result.diffDigest ?? (await deps.git.diffDigest(deps.repoRoot, s.mergeBase, run.head)));
   const signer = loadSigner(signingKeyPath(deps.repoRoot));
-  const { path, envelope } = recordRun(report, { finalDiffDigest, signer, repoRoot: deps.repoRoot });
-  await deps.store.setRecordPath(run.id, path);
-  // The copy goes second: a bad `--out` then leaves the run's own record in place and known.
-  if (out) {
-    try {
-      writeRecord(envelope, out);
-    } catch (err) {
-      if (err instanceof FileWriteError) throw new RunOutputError(run.id, endedAs(run), err, path);
-      throw err;
-    }
-  }
+  const envelope = signStatement(buildStatement(report, { finalDiffDigest }), signer);
+  const kept = await deps.store.putRecordEnvelope(run.id, JSON.stringify(envelope));
+  return asEnvelope(run.id, kept);
+}
+
+/** The signed envelope the ledger holds for a run, or null. */
+async function envelopeInLedger(store: Store, runId: string): Promise<Envelope | null> {
+  const text = await store.getRecordEnvelope(runId);
+  return text === null ? null : asEnvelope(runId, text);
+}
+
+function asEnvelope(runId: string, text: string): Envelope {
+  const parsed = parseEnvelope(text);
+  if (!parsed.ok)
+    throw new Error(`the ledger's record of run ${runId} is not a signed envelope: ${parsed.reason}`);
+  return parsed.envelope;
+}
+
+/**
+ * Writes the record the ledger holds for a completed run to this clone's
+ * record path (`status`, `verify --run`: no signing key, no ledger write);
+ * null when the ledger holds none.
+ */
+export async function recordFromLedger(
+  deps: Pick<LoopDeps, 'store' | 'repoRoot'>,
+  runId: string,
+): Promise<string | null> {
+  const envelope = await envelopeInLedger(deps.store, runId);
+  if (!envelope) return null;
+  const path = recordPathFor(deps.repoRoot, runId);
+  writeRecord(envelope, path);
   return path;
 }
 

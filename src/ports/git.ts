@@ -98,6 +98,18 @@ export interface Git {
   treeChanges(repo: string, from: string, to: string): Promise<TreeChange[]>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
+  /**
+   * A git bundle of the fix commit `commit`, the HEAD of checkout `worktree`,
+   * that needs only `prerequisite` (the revision the run admitted): what another
+   * clone imports to have the fix (importFixBundle).
+   */
+  bundleFix(worktree: string, commit: string, prerequisite: string): Promise<Buffer>;
+  /**
+   * Fetches a bundle's tip into the private ref `ref` (under refs/revloop/) and
+   * keeps it only when it is commit `expected`: FixBundleRefusedError, and the
+   * ref gone, otherwise. No tags, no other ref, no hooks.
+   */
+  importFixBundle(repo: string, bundle: Buffer, expected: string, ref: string): Promise<void>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;
   /**
    * sha256 (hex) of the canonical diff from `base` to `head`, computed by

@@ -164,6 +164,20 @@ export interface Store {
   /** Records where the signed record of a finished run lies. */
   setRecordPath(runId: string, path: string): Promise<void>;
 
+  // What another machine needs of a run: its fix commits and its signed record (docs/architecture.md).
+  /** Keeps the git bundle that yields fix commit `commit` (fenced); insert-or-nothing on (run, commit). */
+  putFixBundle(lease: Lease, commit: string, bundle: Buffer): Promise<void>;
+  /** The bundle kept for a fix commit of the run, or null. */
+  getFixBundle(runId: string, commit: string): Promise<Buffer | null>;
+  /**
+   * Keeps a completed run's signed envelope, insert-or-nothing: returns the
+   * envelope the ledger holds (the first one kept, when two writers raced).
+   */
+  putRecordEnvelope(runId: string, envelope: string): Promise<string>;
+  getRecordEnvelope(runId: string): Promise<string | null>;
+  /** Completed runs of `repo` whose signed envelope the ledger lacks, oldest first, at most `limit`. */
+  runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]>;
+
   // Settlement by a named person: not fenced, it does not belong to a worker.
   settle(findingId: string, s: Settlement): Promise<FindingRow>;
 

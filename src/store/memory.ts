@@ -68,6 +68,8 @@ export class MemoryStore implements Store {
   private readonly judgements = new Map<string, JudgementRow>();
   private readonly attempts: AttemptRow[] = [];
   private readonly findings = new Map<string, FindingRow>();
+  private readonly bundles = new Map<string, Buffer>();
+  private readonly envelopes = new Map<string, string>();
   private seq = 0;
 
   constructor(opts: MemoryStoreOptions = {}) {
@@ -346,6 +348,34 @@ export class MemoryStore implements Store {
     if (!r) throw new UnknownRunError(runId);
     r.recordPath = path;
     r.updatedAt = this.now();
+  }
+
+  async putFixBundle(lease: Lease, commit: string, bundle: Buffer): Promise<void> {
+    this.fenced(lease);
+    const key = `${lease.runId} ${commit}`;
+    if (!this.bundles.has(key)) this.bundles.set(key, Buffer.from(bundle));
+  }
+
+  async getFixBundle(runId: string, commit: string): Promise<Buffer | null> {
+    return this.bundles.get(`${runId} ${commit}`) ?? null;
+  }
+
+  async putRecordEnvelope(runId: string, envelope: string): Promise<string> {
+    if (!this.runs.has(runId)) throw new UnknownRunError(runId);
+    if (!this.envelopes.has(runId)) this.envelopes.set(runId, envelope);
+    return this.envelopes.get(runId) as string;
+  }
+
+  async getRecordEnvelope(runId: string): Promise<string | null> {
+    return this.envelopes.get(runId) ?? null;
+  }
+
+  async runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]> {
+    return [...this.runs.values()]
+      .filter((r) => r.repo === repo && r.status === RunStatus.completed && !this.envelopes.has(r.id))
+      .sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0) || a.seq - b.seq)
+      .slice(0, limit)
+      .map((r) => this.out(r));
   }
 
   async settle(findingId: string, s: Settlement): Promise<FindingRow> {

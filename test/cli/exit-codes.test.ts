@@ -28,6 +28,8 @@ const BEFORE: Partial<Record<ErrorCode, number>> = {
   write_failed: 10,
   // New with the trust boundary: each refusal has its own code.
   untrusted_input: 12,
+  // A fix bundle in the ledger that does not yield its commit is a refused trust input too.
+  fix_bundle_refused: 12,
   confinement_unavailable: 14,
 };
 

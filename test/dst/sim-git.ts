@@ -103,6 +103,15 @@ export class SimGit implements Git {
     return this.commits.has(sha);
   }
 
+  /** One simulated repository holds every commit: a bundle is the commit's id, importing checks it. */
+  async bundleFix(_worktree: string, commit: string): Promise<Buffer> {
+    return Buffer.from(commit);
+  }
+
+  async importFixBundle(_repo: string, bundle: Buffer, expected: string): Promise<void> {
+    if (bundle.toString() !== expected || !this.commits.has(expected)) throw new Error('bundle refused');
+  }
+
   async mergeBase(repo: string, a: string, b: string): Promise<string> {
     this.get(a, repo);
     this.get(b, repo);

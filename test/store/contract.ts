@@ -832,6 +832,41 @@ export function runStoreContract(
       await expect(store.setRecordPath('nope', 'x')).rejects.toMatchObject({ code: 'unknown_run' });
     });
 
+    describe("what another machine needs of a run: fix bundles and the record's envelope", () => {
+      it('keeps a fix bundle under the lease, the first one per commit, and fences a stale owner out', async () => {
+        const lease = await running();
+        const bytes = Buffer.from([0, 1, 2, 255, 10, 0]);
+        await store.putFixBundle(lease, 'c1', bytes);
+        await store.putFixBundle(lease, 'c1', Buffer.from('later'));
+        expect(await store.getFixBundle(lease.runId, 'c1')).toEqual(bytes);
+        expect(await store.getFixBundle(lease.runId, 'c2')).toBeNull();
+        const next = (await store.acquireLease(lease.runId, owner('b'), 60_000, lease.token))!;
+        await expect(store.putFixBundle(lease, 'c2', bytes)).rejects.toMatchObject({ code: 'fenced_out' });
+        expect(await store.getFixBundle(lease.runId, 'c2')).toBeNull();
+        await store.finishRun(next, clear);
+        await expect(store.putFixBundle(next, 'c3', bytes)).rejects.toMatchObject({ code: 'fenced_out' });
+      });
+
+      it("keeps a completed run's first envelope, and lists the completed runs of a repository without one", async () => {
+        const repo = uid('repo-');
+        const a = await running({ repo });
+        const b = await running({ repo });
+        const open = await running({ repo });
+        await store.finishRun(a, clear);
+        await store.finishRun(b, clear);
+        await store.finishRun(await running(), clear);
+        expect((await store.runsWithoutRecord(repo, 10)).map((r) => r.id)).toEqual([a.runId, b.runId]);
+        expect((await store.runsWithoutRecord(repo, 1)).map((r) => r.id)).toEqual([a.runId]);
+        expect(await store.putRecordEnvelope(a.runId, '{"first":1}')).toBe('{"first":1}');
+        expect(await store.putRecordEnvelope(a.runId, '{"second":2}')).toBe('{"first":1}');
+        expect(await store.getRecordEnvelope(a.runId)).toBe('{"first":1}');
+        expect(await store.getRecordEnvelope(b.runId)).toBeNull();
+        expect((await store.runsWithoutRecord(repo, 10)).map((r) => r.id)).toEqual([b.runId]);
+        await expect(store.putRecordEnvelope('nope', '{}')).rejects.toMatchObject({ code: 'unknown_run' });
+        expect(open.runId).not.toBe(b.runId);
+      });
+    });
+
     describe('the store boundary parses stage results and replies (issue 16)', () => {
       it.skipIf(!tamper)(
         'a stored stage result that fails its schema is a named error: run, stage, field',

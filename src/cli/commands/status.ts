@@ -4,12 +4,16 @@ import { UsageError } from '../../core/errors.js';
 import type { RunRow } from '../../core/ledger.js';
 import { rerunPhrase } from '../../core/run-report.js';
 import { isTerminal } from '../../core/types.js';
+import { FileWriteError } from '../../io/errors.js';
 import { pidAlive } from '../../io/pid.js';
+import type { LoopDeps } from '../../loop/deps.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { loadOutputReport } from '../../loop/run-report-loader.js';
+import { recordFromLedger } from '../../loop/write-record.js';
+import { recordPathFor } from '../../record/write.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
-import { type Command, printJson } from '../io.js';
+import { type CliIO, type Command, printJson } from '../io.js';
 import { runJson } from '../run-json.js';
 import { terminalSafe } from '../terminal-safe.js';
 
@@ -49,10 +53,35 @@ function ownerGone(run: RunRow, now: number): string | null {
 /**
  * A completed run whose signed record is not on this machine: its writer died
  * between the ledger's end and the file, or it was written on another machine.
- * The ledger holds what `resume` needs to write it here.
  */
-function recordMissing(run: RunRow): boolean {
-  return run.status === 'completed' && (run.recordPath === null || !existsSync(run.recordPath));
+function recordMissing(run: RunRow, repoRoot: string): boolean {
+  // Only this clone's path counts: the one the ledger names may be another machine's.
+  return run.status === 'completed' && !existsSync(recordPathFor(repoRoot, run.id));
+}
+
+/**
+ * Writes here the records the ledger holds of the completed runs whose record
+ * is not on this machine; returns the runs whose record the ledger lacks too
+ * (`resume` signs and writes those).
+ */
+async function writeMissingRecords(
+  deps: Pick<LoopDeps, 'store' | 'repoRoot'>,
+  io: Pick<CliIO, 'stderr'>,
+  runs: RunRow[],
+  written: (run: RunRow, path: string) => void,
+): Promise<RunRow[]> {
+  const lacking: RunRow[] = [];
+  for (const run of runs.filter((r) => recordMissing(r, deps.repoRoot))) {
+    // A file that cannot be written here (a full disk) is said, and the run stays named as lacking it.
+    const path = await recordFromLedger(deps, run.id).catch((err: unknown) => {
+      if (!(err instanceof FileWriteError)) throw err;
+      io.stderr(`revloop status: ${err.message}\n`);
+      return null;
+    });
+    if (path) written(run, path);
+    else lacking.push(run);
+  }
+  return lacking;
 }
 
 const status: Command<Opts> = async (args, opts, io) => {
@@ -65,12 +94,19 @@ const status: Command<Opts> = async (args, opts, io) => {
       const run = await findRunOrThrow(deps, args[0]);
       const report = await loadOutputReport(store, run.id, io.env);
       if (!report) throw new UsageError(`run ${args[0]} vanished`);
-      if (opts.json) printJson(io, runJson(report, run.recordPath));
+      const here = recordPathFor(deps.repoRoot, run.id);
+      let recordPath = existsSync(here) ? here : run.recordPath;
+      let note = '';
+      const lacking = await writeMissingRecords(deps, io, [run], (_, path) => {
+        recordPath = path;
+        note = `its signed record was written here from the ledger: ${path}\n`;
+      });
+      if (opts.json) printJson(io, runJson(report, recordPath));
       else {
-        io.stdout(`${renderRunSummary(report)}\n`);
+        io.stdout(`${renderRunSummary({ ...report, run: { ...report.run, recordPath } })}\n${note}`);
         const gone = ownerGone(run, deps.clock.now());
         if (gone) io.stdout(`${gone}; resume it with: ${io.self} resume ${run.id}\n`);
-        else if (recordMissing(run))
+        else if (lacking.length > 0)
           io.stdout(`its signed record is not on this machine; write it with: ${io.self} resume ${run.id}\n`);
         else if (!isTerminal(run.status) && run.leaseOwner) {
           io.stdout(
@@ -81,6 +117,14 @@ const status: Command<Opts> = async (args, opts, io) => {
       return 0;
     }
     const runs = await store.listRuns({ limit });
+    const written: string[] = [];
+    const lacking = new Set(
+      (
+        await writeMissingRecords(deps, io, runs, (r, path) =>
+          written.push(`run ${r.id}: signed record written here from the ledger: ${path}\n`),
+        )
+      ).map((r) => r.id),
+    );
     if (opts.json) {
       printJson(io, {
         runs: runs.map((r) => ({
@@ -93,7 +137,7 @@ const status: Command<Opts> = async (args, opts, io) => {
           reason: r.reason,
           rerun: r.rerun,
           ownerGone: ownerGone(r, deps.clock.now()) !== null,
-          recordMissing: recordMissing(r),
+          recordMissing: lacking.has(r.id),
           rounds: r.roundsDone,
           costUsd: r.costUsd,
           createdAt: new Date(r.createdAt).toISOString(),
@@ -129,7 +173,8 @@ const status: Command<Opts> = async (args, opts, io) => {
     for (const r of runs) if (r.rerun) io.stdout(`run ${r.id}: ${rerunPhrase(r.rerun)}\n`);
     for (const r of runs.filter((x) => ownerGone(x, now)))
       io.stdout(`run ${r.id} has no live owner; resume it with: ${io.self} resume ${r.id}\n`);
-    for (const r of runs.filter(recordMissing))
+    for (const line of written) io.stdout(line);
+    for (const r of runs.filter((x) => lacking.has(x.id)))
       io.stdout(
         `run ${r.id} completed without its signed record here; write it with: ${io.self} resume ${r.id}\n`,
       );

@@ -7,6 +7,9 @@ import { type Command, printJson } from '../io.js';
 interface Opts {
   key?: string[];
   repo?: string;
+  /** Verify this run's record, written here from the ledger first. */
+  run?: string;
+  store?: string;
   keysFrom?: string;
   target?: string;
   allowFindings?: boolean;
@@ -15,12 +18,23 @@ interface Opts {
 }
 
 const verify: Command<Opts> = async (args, opts, io) => {
-  const record = args[0];
-  if (!record) {
-    io.stderr('revloop verify: usage: revloop verify RECORD [--key PUB...] [--repo DIR]\n');
+  const given = args[0];
+  let record: string;
+  if (given !== undefined && opts.run === undefined) record = resolve(io.cwd, given);
+  else if (given === undefined && opts.run !== undefined) {
+    // Loaded only here: a plain `verify RECORD` never opens the ledger.
+    const { recordOfRun } = await import('../run-record.js');
+    const found = await recordOfRun(io, opts, opts.run);
+    if ('notCompleted' in found) {
+      io.stderr(`revloop verify: refused: not_completed: ${found.notCompleted}\n`);
+      return VERIFY_EXIT.not_completed;
+    }
+    record = found.path;
+  } else {
+    io.stderr('revloop verify: usage: revloop verify RECORD | --run RUN [--key PUB...] [--repo DIR]\n');
     return 2;
   }
-  const res = await verifyRecordFile(resolve(io.cwd, record), {
+  const res = await verifyRecordFile(record, {
     git: createGit(),
     repo: resolve(io.cwd, opts.repo ?? '.'),
     keys: opts.key?.map((k) => resolve(io.cwd, k)),

@@ -18,6 +18,7 @@ import type { FixResult, RecordedFix } from '../../core/stage-results.js';
 import type { FixerReply } from '../../core/types.js';
 import { callAgent } from '../call.js';
 import { MalformedReplyError } from '../errors.js';
+import { haveFixCommitOrEnd, keepFixBundle } from '../fix-bundles.js';
 import { changedPaths, editsInSubmodules, refusedFixCommit } from '../fix-landing.js';
 import { fixerDiff } from '../focused-prompts.js';
 import { checkFrozen, checkRefAndRules, markFrozen } from '../freeze.js';
@@ -105,6 +106,12 @@ export async function fixStage(
           throw err;
         });
       ctx.checkout.committed(commit ?? head);
+      // In the ledger before the reply naming it is: a worker on another clone that takes the
+      // run over (or applies its fixes) imports the commit from there.
+      const kept = commit
+        ? keepFixBundle(ctx.deps, lease, ctx.worktree, commit, ctx.snapshot.head)
+        : Promise.resolve();
+      kept.catch(() => undefined);
       // The new commit's first read is fresh, and gives the next round's prompt diff too.
       const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
       digest.catch(() => undefined);
@@ -127,6 +134,7 @@ export async function fixStage(
       await readied;
       const refused = commit ? await refusedFixCommit(ctx, head, commit) : null;
       if (refused) throw new Error(refused);
+      await kept;
       const notes = {
         ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
         ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
@@ -148,8 +156,9 @@ export async function fixStage(
   }
   if (rejected) throw rejected;
   const reply = res.verdict.reply;
-  // A verdict recorded before a crash names a commit made then: it must still exist.
-  if (!res.fresh && reply.commit && !(await git.commitExists(ctx.deps.repoRoot, reply.commit))) {
+  // A verdict recorded before a crash names a commit made then, maybe on another clone: it must
+  // exist here, or come from the ledger's bundle of it.
+  if (!res.fresh && reply.commit && !(await haveFixCommitOrEnd(ctx.deps, ctx.run.id, reply.commit))) {
     throw new RunEnd(
       endForCallFailure('failed', 'fixer', `fix commit ${reply.commit} is gone from the repository`, false),
     );

@@ -60,7 +60,7 @@ import {
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapPgFault } from './faults.js';
 import { ADMIT_LOCK, migratePostgres } from './migrate.js';
 
@@ -493,6 +493,59 @@ export class PostgresStore implements Store {
       ]);
       if (r.rowCount === 0) throw new UnknownRunError(runId);
     });
+  }
+
+  async putFixBundle(lease: Lease, commit: string, bundle: Buffer): Promise<void> {
+    await this.fenced(lease, (c) =>
+      c.query(
+        `INSERT INTO fix_bundles (run_id, commit_id, bundle, recorded_at) VALUES ($1, $2, $3, ${NOW})
+         ON CONFLICT (run_id, commit_id) DO NOTHING`,
+        [lease.runId, commit, bundle],
+      ),
+    );
+  }
+
+  async getFixBundle(runId: string, commit: string): Promise<Buffer | null> {
+    return this.guard(async () => {
+      const [row] = await this.all('SELECT bundle FROM fix_bundles WHERE run_id = $1 AND commit_id = $2', [
+        runId,
+        commit,
+      ]);
+      return row ? Buffer.from(row.bundle as Uint8Array) : null;
+    });
+  }
+
+  async putRecordEnvelope(runId: string, envelope: string): Promise<string> {
+    return this.guard(async () => {
+      const r = await this.pool.query(
+        `INSERT INTO run_records (run_id, envelope, recorded_at) SELECT id, $2, ${NOW} FROM runs WHERE id = $1
+         ON CONFLICT (run_id) DO NOTHING`,
+        [runId, envelope],
+      );
+      const [row] = await this.all('SELECT envelope FROM run_records WHERE run_id = $1', [runId]);
+      if (!row) throw new UnknownRunError(runId);
+      return r.rowCount === 1 ? envelope : String(row.envelope);
+    });
+  }
+
+  async getRecordEnvelope(runId: string): Promise<string | null> {
+    return this.guard(async () => {
+      const [row] = await this.all('SELECT envelope FROM run_records WHERE run_id = $1', [runId]);
+      return row ? String(row.envelope) : null;
+    });
+  }
+
+  async runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]> {
+    return this.guard(async () =>
+      (
+        await this.all(
+          `${RUN} WHERE r.repo = $1 AND ${statusIn([RunStatus.completed], 'r.status')}
+             AND NOT EXISTS (SELECT 1 FROM run_records x WHERE x.run_id = r.id)
+           ORDER BY r.ended_at, r.seq LIMIT $2`,
+          [repo, limit],
+        )
+      ).map(toRun),
+    );
   }
 
   async settle(findingId: string, s: Settlement): Promise<FindingRow> {

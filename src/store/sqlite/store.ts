@@ -64,7 +64,7 @@ import {
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, claimableSql } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -539,6 +539,63 @@ export class SqliteStore implements Store {
       );
       if (n === 0) throw new UnknownRunError(runId);
     });
+  }
+
+  async putFixBundle(lease: Lease, commit: string, bundle: Buffer): Promise<void> {
+    this.write(() => {
+      this.fence(lease);
+      this.exec(
+        `INSERT INTO fix_bundles (run_id, commit_id, bundle, recorded_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (run_id, commit_id) DO NOTHING`,
+        lease.runId,
+        commit,
+        bundle,
+        this.now(),
+      );
+    });
+  }
+
+  async getFixBundle(runId: string, commit: string): Promise<Buffer | null> {
+    return this.read(() => {
+      const row = this.one(
+        'SELECT bundle FROM fix_bundles WHERE run_id = ? AND commit_id = ?',
+        runId,
+        commit,
+      );
+      return row ? Buffer.from(row.bundle as Uint8Array) : null;
+    });
+  }
+
+  async putRecordEnvelope(runId: string, envelope: string): Promise<string> {
+    return this.write(() => {
+      if (!this.one('SELECT 1 FROM runs WHERE id = ?', runId)) throw new UnknownRunError(runId);
+      this.exec(
+        'INSERT INTO run_records (run_id, envelope, recorded_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+        runId,
+        envelope,
+        this.now(),
+      );
+      return String(this.one('SELECT envelope FROM run_records WHERE run_id = ?', runId)!.envelope);
+    });
+  }
+
+  async getRecordEnvelope(runId: string): Promise<string | null> {
+    return this.read(() => {
+      const row = this.one('SELECT envelope FROM run_records WHERE run_id = ?', runId);
+      return row ? String(row.envelope) : null;
+    });
+  }
+
+  async runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]> {
+    return this.read(() =>
+      this.all(
+        `${RUN} WHERE r.repo = ? AND ${statusIn([RunStatus.completed], 'r.status')}
+           AND NOT EXISTS (SELECT 1 FROM run_records x WHERE x.run_id = r.id)
+         ORDER BY r.ended_at, r.rowid LIMIT ?`,
+        repo,
+        limit,
+      ).map(toRun),
+    );
   }
 
   async settle(findingId: string, s: Settlement): Promise<FindingRow> {

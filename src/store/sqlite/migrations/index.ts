@@ -3,6 +3,7 @@ import m002 from './002-settlement-content.js';
 import m003 from './003-judgements.js';
 import m004 from './004-attempt-confined.js';
 import m005 from './005-reruns.js';
+import m006 from './006-ledger-artifacts.js';
 
 /** Numbered SQLite migrations, applied in order and recorded in schema_migrations. Never edit an applied one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -11,4 +12,5 @@ export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: s
   { version: 3, name: 'judgements', sql: m003 },
   { version: 4, name: 'attempt-confined', sql: m004 },
   { version: 5, name: 'reruns', sql: m005 },
+  { version: 6, name: 'ledger-artifacts', sql: m006 },
 ];
