@@ -15,7 +15,7 @@ import type { Lease } from '../../src/core/ledger.js';
 import { admit } from '../../src/loop/admission.js';
 import type { DriveResult } from '../../src/loop/driver.js';
 import { runWorker } from '../../src/loop/operations.js';
-import { StoreUnavailableError } from '../../src/store/errors.js';
+import { StoreReadonlyError, StoreUnavailableError } from '../../src/store/errors.js';
 import { MIGRATE_LOCK } from '../../src/store/postgres/migrate.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { type OwnCluster, startOwnCluster } from '../helpers/pg-cluster.js';
@@ -210,7 +210,11 @@ describe('a ledger that is read-only or ends sessions', () => {
     await holder.connect();
     holder.on('error', () => {});
     await holder.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
-    const cli = runCli(['worker', '--exit-when-idle', '--store', url], { cwd: r.dir, timeoutMs: 180_000 });
+    // No patience: this is about the lock wait's end, not the worker's wait for its ledger.
+    const cli = runCli(['worker', '--exit-when-idle', '--store-patience', '0', '--store', url], {
+      cwd: r.dir,
+      timeoutMs: 180_000,
+    });
     await untilRows(
       url,
       "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
@@ -222,6 +226,34 @@ describe('a ledger that is read-only or ends sessions', () => {
     expect(res.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
     expect(res.code).toBe(5);
+  }, 240_000);
+
+  it('a run whose write met a read-only ledger is not ended by the worker: it exits 5 and the run waits for its next owner', async () => {
+    const { p, runId } = await admittedRun({ reply: pass });
+    try {
+      // The ledger refused one write (turned read-only) and was writable again the next moment:
+      // ending the run then would lose it to a fault of the ledger.
+      let refused = false;
+      const store = withMethod(p.store, 'completeStage', (complete) => async (...args) => {
+        if (refused) return complete(...args);
+        refused = true;
+        throw new StoreReadonlyError(
+          'postgres://127.0.0.1/outage',
+          'cannot execute UPDATE in a read-only transaction',
+        );
+      });
+      const errors: string[] = [];
+      await expect(
+        runWorker(
+          { ...p.deps, store },
+          { concurrency: 1, exitWhenIdle: true, onError: (_id, err) => errors.push(err.message) },
+        ),
+      ).rejects.toMatchObject({ code: 'store_readonly' });
+      expect(errors).toEqual([]);
+      expect((await p.store.getRun(runId))?.status).toBe('running');
+    } finally {
+      await p.close();
+    }
   }, 240_000);
 
   it('a read-only ledger with a current schema is read without migrating', async () => {
