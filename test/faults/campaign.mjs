@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from '../../dist/sim/prng.js';
 import { buildTemplate, git, gitEnv, REVIEWERS } from '../crash/template.mjs';
 import { startOwnCluster } from '../helpers/pg-cluster.ts';
 import { adminQuery, diskFullTablespace, drawFault, inject, sleep, untilUp } from './faults.mjs';
@@ -60,18 +61,6 @@ for (const name of ['runs', 'workers', 'clones', 'lease-seconds'])
   if (Number(o[name]) < 1) usage(`--${name} must be at least 1, got "${o[name]}"`);
 const N = (k) => Number(o[k]);
 const cli = resolve(o.cli);
-
-/** mulberry32: every fault, its timing and its target follow from --seed. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sec = (ms) => Math.round(ms / 100) / 10;
 const log = (line) => !o.json && process.stderr.write(`fault campaign: ${line}\n`);
@@ -129,7 +118,8 @@ async function enqueue(i, clones, url) {
 async function main() {
   const started = Date.now();
   const seed = N('seed');
-  const rand = prng(seed);
+  // mulberry32 (the simulator's): every fault, its timing and its target follow from --seed.
+  const rand = mulberry32(seed);
   const work = mkdtempSync(join(tmpdir(), 'revloop-faults-'));
   const cluster = await startOwnCluster();
   let space = {};
