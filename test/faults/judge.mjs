@@ -85,8 +85,10 @@ export async function judge(o) {
     if (run.status !== 'completed') continue;
     const clone = o.clones.find((c) => run.record_path?.startsWith(`${c}/`));
     if (!run.record_path || !existsSync(run.record_path) || !clone) {
+      // A record written whose path the ledger never got (its worker stopped between the two).
+      const unnamed = o.clones.filter((c) => existsSync(join(c, '.revloop/records', `${id}.json`)));
       recordsMissing.push(
-        `completed run ${id} has no record file (${run.record_path ?? 'none in the ledger'})`,
+        `completed run ${id} has no record the ledger names (${run.record_path ?? 'none'})${unnamed.length ? `; a record file is in ${unnamed.join(', ')}` : ''}`,
       );
       continue;
     }
