@@ -13,6 +13,8 @@ import { CRASH_TEXT } from './workers.mjs';
  * in the summary: a known gap, still a run lost.
  */
 export const FIX_ELSEWHERE = '(its fix commit is on another clone)';
+/** How it ends: the next stage meets the head it cannot find, or the fix stage read back finds its commit gone. */
+const FIX_MISSING = /unknown ref "[0-9a-f]{40}"|fix commit [0-9a-f]{40} is gone from the repository/;
 
 const TERMINAL = new Set(['completed', 'failed', 'aborted', 'timed_out', 'unknown']);
 
@@ -55,7 +57,7 @@ export async function judge(o) {
     if (!TERMINAL.has(run.status)) lost.push(`run ${id} is still ${run.status} at the end of the campaign`);
     else if (run.status !== 'completed')
       lost.push(
-        `run ${id} ended ${end}: ${run.detail ?? ''}${/unknown ref/.test(run.detail ?? '') ? ` ${FIX_ELSEWHERE}` : ''}`,
+        `run ${id} ended ${end}: ${run.detail ?? ''}${FIX_MISSING.test(run.detail ?? '') ? ` ${FIX_ELSEWHERE}` : ''}`,
       );
     const verdicts = ledger.verdicts.filter((v) => v.run_id === id);
     const rounds = ledger.rounds.filter((r) => r.run_id === id);
