@@ -16,6 +16,7 @@ import { type DriveOptions, type DriveResult, driveRun } from './driver.js';
 import { RunBusyError } from './errors.js';
 import {
   DEFAULT_STORE_PATIENCE_MS,
+  isLedgerFault,
   isTransientStoreFault,
   StorePatience,
   type StoreWaitEvents,
@@ -227,9 +228,11 @@ export async function runWorker(deps: LoopDeps, opts: WorkerOptions): Promise<{ 
         opts.onRun?.(r);
         await sweepRecords();
       } catch (err) {
-        // The ledger stayed away past the worker's patience: nothing can be written, and the run
-        // is not this worker's to end; its lease lapses and whoever holds it next goes on.
-        if (isTransientStoreFault(err)) throw err;
+        // The ledger stayed away past the worker's patience, or refuses writes (read-only, full,
+        // locked, corrupt): the fault is the ledger's, not the run's, and the run is not this
+        // worker's to end (ending it the moment the ledger heals would lose it to the fault); the
+        // worker exits 5, the lease lapses and whoever holds it next goes on.
+        if (isLedgerFault(err)) throw err;
         // A bug in one run must not stop the worker, and must not leave the run to be
         // reclaimed and crash again forever: it ends `unknown`.
         opts.onError?.(lease.runId, err as Error);

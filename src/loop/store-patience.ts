@@ -26,6 +26,19 @@ export function isTransientStoreFault(err: unknown): err is RevloopError {
   return err instanceof RevloopError && err.code === 'store_unavailable';
 }
 
+/** Every fault of the ledger itself: the transient one, and those waiting does not heal. */
+const LEDGER_FAULTS = new Set([
+  'store_unavailable',
+  'store_readonly',
+  'store_full',
+  'store_locked',
+  'store_corrupt',
+]);
+
+export function isLedgerFault(err: unknown): err is RevloopError {
+  return err instanceof RevloopError && LEDGER_FAULTS.has(err.code);
+}
+
 export class StorePatience {
   /** Waits in progress share one announcement: lanes of one worker see the same outage. */
   private waiting = 0;
@@ -53,6 +66,8 @@ export class StorePatience {
   }
 
   private async waitFor<T>(op: () => Promise<T>, first: Error): Promise<T> {
+    // No patience: no wait to announce, the fault is the answer.
+    if (this.patienceMs <= 0) throw first;
     if (this.waiting++ === 0) {
       this.since = this.clock.now();
       this.events.onWait?.(first);

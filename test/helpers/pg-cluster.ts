@@ -34,6 +34,8 @@ async function freePort(): Promise<number> {
 
 export interface OwnCluster {
   port: number;
+  /** Its data directory (postmaster.pid names the server's pid while it runs). */
+  dataDir: string;
   /** A trust-auth URL for database `postgres` on this cluster. */
   url: string;
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
@@ -68,6 +70,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
   await start();
   return {
     port,
+    dataDir: data,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop,
     start,

@@ -7,6 +7,7 @@
  * are orders of events (the worker said it was waiting, then the server came
  * back), never times.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import type { Lease } from '../../src/core/ledger.js';
 import { admit } from '../../src/loop/admission.js';
 import type { DriveResult } from '../../src/loop/driver.js';
 import { runWorker } from '../../src/loop/operations.js';
-import { StoreUnavailableError } from '../../src/store/errors.js';
+import { StoreReadonlyError, StoreUnavailableError } from '../../src/store/errors.js';
 import { MIGRATE_LOCK } from '../../src/store/postgres/migrate.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { type OwnCluster, startOwnCluster } from '../helpers/pg-cluster.js';
@@ -22,11 +23,13 @@ import { withMethod } from '../helpers/with-method.js';
 import {
   type AgentStep,
   baseConfig,
+  CLI,
   inProcess,
   makeReviewRepo,
   pass,
   reposRemovedAfterAll,
   runCli,
+  testEnv,
 } from './helpers.js';
 
 let cluster: OwnCluster;
@@ -75,7 +78,7 @@ async function admittedRun(step: AgentStep) {
   const p = await inProcess(r.dir, { url });
   const a = await admit(p.deps, { repoDir: r.dir, headRef: 'topic', configFrom: 'base' });
   if (a.result.kind === 'deferred') throw new Error('deferred');
-  return { url, p, runId: a.result.run.id };
+  return { url, p, runId: a.result.run.id, dir: r.dir };
 }
 
 describe('a worker and an unavailable ledger', () => {
@@ -207,7 +210,11 @@ describe('a ledger that is read-only or ends sessions', () => {
     await holder.connect();
     holder.on('error', () => {});
     await holder.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
-    const cli = runCli(['worker', '--exit-when-idle', '--store', url], { cwd: r.dir, timeoutMs: 180_000 });
+    // No patience: this is about the lock wait's end, not the worker's wait for its ledger.
+    const cli = runCli(['worker', '--exit-when-idle', '--store-patience', '0', '--store', url], {
+      cwd: r.dir,
+      timeoutMs: 180_000,
+    });
     await untilRows(
       url,
       "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
@@ -219,6 +226,34 @@ describe('a ledger that is read-only or ends sessions', () => {
     expect(res.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
     expect(res.code).toBe(5);
+  }, 240_000);
+
+  it('a run whose write met a read-only ledger is not ended by the worker: it exits 5 and the run waits for its next owner', async () => {
+    const { p, runId } = await admittedRun({ reply: pass });
+    try {
+      // The ledger refused one write (turned read-only) and was writable again the next moment:
+      // ending the run then would lose it to a fault of the ledger.
+      let refused = false;
+      const store = withMethod(p.store, 'completeStage', (complete) => async (...args) => {
+        if (refused) return complete(...args);
+        refused = true;
+        throw new StoreReadonlyError(
+          'postgres://127.0.0.1/outage',
+          'cannot execute UPDATE in a read-only transaction',
+        );
+      });
+      const errors: string[] = [];
+      await expect(
+        runWorker(
+          { ...p.deps, store },
+          { concurrency: 1, exitWhenIdle: true, onError: (_id, err) => errors.push(err.message) },
+        ),
+      ).rejects.toMatchObject({ code: 'store_readonly' });
+      expect(errors).toEqual([]);
+      expect((await p.store.getRun(runId))?.status).toBe('running');
+    } finally {
+      await p.close();
+    }
   }, 240_000);
 
   it('a read-only ledger with a current schema is read without migrating', async () => {
@@ -237,4 +272,76 @@ describe('a ledger that is read-only or ends sessions', () => {
       await store.close();
     }
   }, 120_000);
+});
+
+/** `revloop worker` as a real process; `sawLine` resolves when stderr has a line matching `re`. */
+function workerCli(dir: string, args: string[]) {
+  const child = spawn(process.execPath, [CLI, 'worker', '--exit-when-idle', ...args], {
+    cwd: dir,
+    env: testEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  let waiters: { re: RegExp; done: () => void }[] = [];
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    for (const w of waiters) if (w.re.test(stderr)) w.done();
+    waiters = waiters.filter((w) => !w.re.test(stderr));
+  });
+  const exited = new Promise<{ code: number | null; stderr: string; stdout: string }>((res) =>
+    child.on('close', (code) => res({ code, stderr, stdout })),
+  );
+  const sawLine = (re: RegExp) =>
+    new Promise<void>((done) => {
+      if (re.test(stderr)) done();
+      else waiters.push({ re, done });
+    });
+  return { exited, sawLine };
+}
+
+describe('a worker started while its ledger is away', () => {
+  it('waits for the ledger with the same lines as a worker that meets an outage, then drives the queued run', async () => {
+    const { url, p, runId, dir } = await admittedRun({ reply: pass });
+    await p.close();
+    await cluster.stop('fast');
+    const w = workerCli(dir, ['--store', url, '--store-patience', '600']);
+    // The server comes back only once the worker has said it is waiting: an order, not a time.
+    await Promise.race([w.sawLine(/waiting up to 600 s/), w.exited]);
+    await cluster.start();
+    const res = await w.exited;
+    expect(res.stderr).toMatch(/revloop worker: .*postgres:\/\/127\.0\.0\.1.*; waiting up to 600 s for it\n/);
+    expect(res.stderr).toMatch(/the ledger is back after/);
+    expect(res.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
+    expect(res.code).toBe(0);
+    const q = await openPostgresStore(url);
+    try {
+      const run = await q.getRun(runId);
+      expect(run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      expect(run?.recordPath && existsSync(run.recordPath)).toBe(true);
+    } finally {
+      await q.close();
+    }
+  }, 240_000);
+
+  it('gives up past its patience: one line naming the ledger, exit 5, no run ended', async () => {
+    const { url, p, runId, dir } = await admittedRun({ reply: pass });
+    await p.close();
+    await cluster.stop('fast');
+    const res = await workerCli(dir, ['--store', url, '--store-patience', '1']).exited;
+    await cluster.start();
+    const lines = res.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/postgres:\/\/127\.0\.0\.1:\d+\/outage_\d+/);
+    expect(res.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/);
+    expect(res.code).toBe(5);
+    const q = await openPostgresStore(url);
+    try {
+      expect((await q.getRun(runId))?.status).toBe('queued');
+    } finally {
+      await q.close();
+    }
+  }, 240_000);
 });

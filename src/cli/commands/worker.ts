@@ -1,7 +1,9 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { composeDeps } from '../../loop/compose.js';
+import { createGit } from '../../git/index.js';
+import { composeDeps, openRepoStore, systemClock } from '../../loop/compose.js';
 import { runWorker } from '../../loop/operations.js';
-import { openRepo } from '../context.js';
+import { StorePatience, type StoreWaitEvents } from '../../loop/store-patience.js';
 import type { Command } from '../io.js';
 import { progressPrinter } from '../progress.js';
 
@@ -33,7 +35,22 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     throw new UsageError(`--store-patience must be a number of seconds >= 0, got "${opts.storePatience}"`);
   // Lines, never a live line: the worker's own output is a line per run, on a terminal too.
   const progress = progressPrinter(io, 'lines');
-  const { root, store } = await openRepo(io, opts);
+  const storeEvents: StoreWaitEvents = {
+    onWait: (err) => {
+      io.stderr(`revloop worker: ${err.message}; waiting up to ${patienceSeconds} s for it\n`);
+      if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'unavailable', detail: err.message })}\n`);
+    },
+    onBack: (ms) => {
+      io.stderr(`revloop worker: the ledger is back after ${(ms / 1000).toFixed(1)} s\n`);
+      if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'ok', waitedMs: ms })}\n`);
+    },
+  };
+  const root = await createGit().root(resolve(io.cwd, opts.repo ?? '.'));
+  // A worker started while its ledger is away (a restart, a failover, a host booting before its
+  // database) waits for it as a worker that already runs does, rather than exiting at once.
+  const store = await new StorePatience(systemClock, patienceSeconds * 1000, storeEvents, io.stopSignal).ride(
+    () => openRepoStore(root, opts.store, io.env),
+  );
   const deps = composeDeps({
     store,
     repoRoot: root,
@@ -51,16 +68,7 @@ const worker: Command<Opts> = async (_args, opts, io) => {
       concurrency,
       exitWhenIdle: Boolean(opts.exitWhenIdle),
       storePatienceMs: patienceSeconds * 1000,
-      storeEvents: {
-        onWait: (err) => {
-          io.stderr(`revloop worker: ${err.message}; waiting up to ${patienceSeconds} s for it\n`);
-          if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'unavailable', detail: err.message })}\n`);
-        },
-        onBack: (ms) => {
-          io.stderr(`revloop worker: the ledger is back after ${(ms / 1000).toFixed(1)} s\n`);
-          if (opts.json) io.stdout(`${JSON.stringify({ ledger: 'ok', waitedMs: ms })}\n`);
-        },
-      },
+      storeEvents,
       onError: (runId, err) => io.stderr(`revloop worker: run ${runId} ended unknown: ${err.message}\n`),
       onRun: (r) => {
         const line = {

@@ -1,0 +1,63 @@
+/**
+ * The short fault campaign (test/faults/campaign.mjs): real `revloop worker` processes on two
+ * clones share a PostgreSQL cluster the campaign owns, while faults drawn from a fixed seed hit
+ * the server and the workers. The verdicts are the campaign's counts, never times: no safety
+ * violation, no worker crash, no completed run without its record, no run lost to a fault
+ * (but for the known gap the campaign names apart: a run taken over on a clone that lacks the
+ * commit its fixer made on the other one, docs/validation.md).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../loop/helpers.js';
+
+interface Summary {
+  runs: number;
+  faults: number;
+  safetyViolations: string[];
+  runsLost: string[];
+  crashes: string[];
+  recordsMissing: string[];
+}
+
+const FIX_ELSEWHERE = '(its fix commit is on another clone)';
+
+function campaign(args: string[]): Promise<{ code: number; summary: Summary | null; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'test/faults/campaign.mjs'), ...args, '--json'],
+      { cwd: ROOT, timeout: 600_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        let summary: Summary | null = null;
+        try {
+          summary = JSON.parse(stdout) as Summary;
+        } catch {}
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, summary, stderr });
+      },
+    );
+  });
+}
+
+describe('the short fault campaign', () => {
+  it('rides out a restart, a short outage, ended sessions and a worker killed or frozen past its lease', async () => {
+    const res = await campaign([
+      ...['--seed', '7', '--runs', '6', '--faults', '5', '--workers', '2', '--clones', '2'],
+      ...['--down-seconds', '3', '--lease-seconds', '2'],
+    ]);
+    const s = res.summary;
+    expect(s, res.stderr).not.toBeNull();
+    expect(s?.runs).toBe(6);
+    expect(s?.faults).toBe(5);
+    expect(s?.safetyViolations).toEqual([]);
+    expect(s?.crashes).toEqual([]);
+    expect(s?.recordsMissing).toEqual([]);
+    expect(s?.runsLost.filter((x) => !x.endsWith(FIX_ELSEWHERE))).toEqual([]);
+  }, 600_000);
+
+  it('refuses a bad argument with one line and exit 2', async () => {
+    const res = await campaign(['--runs', 'many']);
+    expect(res.code).toBe(2);
+    expect(res.stderr.split('\n')[0]).toBe('fault campaign: --runs must be a whole number, got "many"');
+  });
+});
