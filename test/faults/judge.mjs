@@ -1,7 +1,7 @@
 // What the campaign judges once its runs are over, from the ledger, the record files and
 // the workers' exits. Each check returns sentences; the counts are what the targets are on.
-import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { git, gitEnv } from '../crash/template.mjs';
@@ -28,6 +28,9 @@ export async function readLedger(url) {
       rounds: await q('SELECT run_id, round, head FROM rounds'),
       verdicts: await q(
         'SELECT run_id, round, stage, role, reviewer, revision, call_key, prompt_digest, reply, cost_usd FROM verdicts',
+      ),
+      envelopes: new Map(
+        (await q('SELECT run_id, envelope FROM run_records')).map((r) => [r.run_id, r.envelope]),
       ),
     };
   } finally {
@@ -85,22 +88,29 @@ export async function judge(o) {
     if (Number(run.cost_usd) > spent + 1e-9)
       safety.push(`run ${id}: cost ${run.cost_usd} recorded over its verdicts' ${spent}`);
     if (run.status !== 'completed') continue;
-    const clone = o.clones.find((c) => run.record_path?.startsWith(`${c}/`));
-    if (!run.record_path || !existsSync(run.record_path) || !clone) {
-      // A record written whose path the ledger never got (its worker stopped between the two).
-      const unnamed = o.clones.filter((c) => existsSync(join(c, '.revloop/records', `${id}.json`)));
+    // Every machine gets a completed run's record from the ledger's signed envelope (status,
+    // resume and verify --run write it there): one the ledger lacks is missing on every machine.
+    const envelope = ledger.envelopes.get(id);
+    if (!envelope) {
+      const files = o.clones.filter((c) => existsSync(join(c, '.revloop/records', `${id}.json`)));
       recordsMissing.push(
-        `completed run ${id} has no record the ledger names (${run.record_path ?? 'none'})${unnamed.length ? `; a record file is in ${unnamed.join(', ')}` : ''}`,
+        `completed run ${id} has no signed record in the ledger${files.length ? `; a record file is only in ${files.join(', ')}` : ''}`,
       );
       continue;
     }
-    (perClone.get(clone) ?? perClone.set(clone, []).get(clone)).push(run);
+    // Verified on a clone that has its final head (a fix made on the other clone is imported there).
+    const clone = o.clones.find((c) => hasCommit(c, run.head));
+    if (!clone) {
+      safety.push(`completed run ${id}: its head ${run.head} is on no clone`);
+      continue;
+    }
+    (perClone.get(clone) ?? perClone.set(clone, []).get(clone)).push({ ...run, envelope });
   }
   // verify and replay, one lane per clone (a clone's worktrees are made one at a time).
   await Promise.all(
     [...perClone].map(async ([clone, runs]) => {
       for (const run of runs) {
-        const bad = await verifyRecord(clone, run, o.cli);
+        const bad = await verifyRecord(clone, run, o.cli, o.clones);
         if (bad) safety.push(`record of ${run.id} does not verify: ${bad}`);
         const r = await runNode([o.cli, 'replay', run.id, '--json', '--store', o.url], clone);
         if (r.code !== 0)
@@ -129,21 +139,17 @@ export function crashesOf(exits) {
   return out;
 }
 
-/** `revloop verify RECORD --repo <checkout of the run's final head>` in the clone that wrote it. */
-async function verifyRecord(clone, run, cli) {
+/** `revloop verify <the ledger's envelope> --repo <checkout of the run's final head>` in a clone that has it. */
+async function verifyRecord(clone, run, cli, clones) {
   const co = join(clone, '.revloop', `verify-${run.id}`);
   rmSync(co, { recursive: true, force: true });
   git(clone, ['worktree', 'add', '--detach', '--quiet', co, run.head]);
   try {
-    const args = [
-      cli,
-      'verify',
-      run.record_path,
-      '--repo',
-      co,
-      '--key',
-      join(clone, '.revloop/keys/signing.pub'),
-    ];
+    const file = join(clone, '.revloop', `verify-${run.id}.json`);
+    writeFileSync(file, run.envelope);
+    // Each clone signs with its own key: either may have signed it.
+    const keys = clones.flatMap((c) => ['--key', join(c, '.revloop/keys/signing.pub')]);
+    const args = [cli, 'verify', file, '--repo', co, ...keys];
     if (run.outcome !== 'clear') args.push('--allow-findings');
     const r = await runNode(args, clone);
     return r.code === 0 ? null : `exit ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 200)}`;
@@ -158,4 +164,18 @@ export function runNode(args, cwd) {
       done({ code: err ? (err.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** Whether `clone` has commit `sha` (a fix made on another clone is there once imported). */
+function hasCommit(clone, sha) {
+  try {
+    execFileSync('git', ['cat-file', '-e', `${sha}^{commit}`], {
+      cwd: clone,
+      env: gitEnv(),
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }
