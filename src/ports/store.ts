@@ -17,7 +17,7 @@ import type {
   Settlement,
 } from '../core/ledger.js';
 import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
-import type { EndReason, Outcome, RunStatus, Snapshot, Stage, StopReason } from '../core/types.js';
+import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -159,8 +159,6 @@ export interface Store {
   /** Ends the run and releases its lease, in one transaction. */
   finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
 
-  /** Ends a run nobody can hold (unresumable), taking a fresh fencing token itself. */
-  forceEnd(runId: string, end: RunEnd): Promise<RunRow>;
   /** Records where the signed record of a finished run lies. */
   setRecordPath(runId: string, path: string): Promise<void>;
 
@@ -194,8 +192,6 @@ export interface Store {
   listRuns(filter?: RunFilter): Promise<RunRow[]>;
   listRounds(runId: string): Promise<RoundRow[]>;
   listStages(runId: string): Promise<StageRow[]>;
-  /** One completed stage, or null: what the driver reads back after running it (not every stage again). */
-  getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null>;
   listVerdicts(runId: string): Promise<VerdictRow[]>;
   /** Verdicts of every run of the change (scope lock across runs). */
   listVerdictsForChange(changeKey: string): Promise<VerdictRow[]>;

@@ -8,7 +8,6 @@
  *   LedgerConflictError. beginAttempt of an existing (callKey, attemptNo) is a
  *   no-op; endAttempt of one never begun throws LedgerConflictError.
  * - releaseLease with a stale token is a no-op (safe in `finally`).
- * - forceEnd of a run already ended returns it unchanged.
  * - findRun/getFinding: an exact id wins; else a prefix matching exactly one
  *   row; an ambiguous or empty prefix returns null.
  * - listRuns is newest first; other lists are in insertion (or round, stage) order.

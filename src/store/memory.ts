@@ -333,16 +333,6 @@ export class MemoryStore implements Store {
     return this.out(r);
   }
 
-  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
-    const r = this.runs.get(runId);
-    if (!r) throw new UnknownRunError(runId);
-    checkRunEnd(runId, end);
-    if (isTerminal(r.status)) return this.out(r);
-    this.end(r, end);
-    r.fencingToken++;
-    return this.out(r);
-  }
-
   async setRecordPath(runId: string, path: string): Promise<void> {
     const r = this.runs.get(runId);
     if (!r) throw new UnknownRunError(runId);
@@ -420,11 +410,6 @@ export class MemoryStore implements Store {
         .filter((s) => s.runId === runId)
         .sort((a, b) => a.round - b.round || stageRank(a.stage) - stageRank(b.stage)),
     ).map(parseStageRow);
-  }
-
-  async getStage(runId: string, round: number, stage: Stage): Promise<StageRow | null> {
-    const row = this.stages.find((s) => s.runId === runId && s.round === round && s.stage === stage);
-    return row ? parseStageRow(copyJson(row)) : null;
   }
 
   async recordJudgement(

@@ -379,7 +379,6 @@ export const CHECKERS: Record<string, Checker> = {
         held.set(o.proc, (o.result as Lease).token);
       }
       const lease = { token: held.get(o.proc) ?? (o.args[0] as Lease).token };
-      if (o.method === 'forceEnd') endedAt ??= o.step;
       if (!FENCED.has(o.method)) continue;
       if (endedAt !== null)
         out.push({ message: `${o.method} by process ${o.proc} applied after the run ended`, step: o.step });

@@ -94,7 +94,7 @@ export async function runSchedule(seed: number, o: ScheduleOptions): Promise<Sch
     },
     observe: (proc, method, args, out) => {
       ops.push({ proc: proc.id, method, args, ...out });
-      if (out.applied && (method === 'finishRun' || method === 'forceEnd')) ended = true;
+      if (out.applied && method === 'finishRun') ended = true;
     },
   });
 

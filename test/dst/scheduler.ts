@@ -67,7 +67,6 @@ const STORE_WRITES = new Set([
   'recordVerdicts',
   'completeStage',
   'finishRun',
-  'forceEnd',
   'setRecordPath',
   'settle',
 ]);

@@ -17,7 +17,7 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
+import { RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -472,19 +472,6 @@ export class PostgresStore implements Store {
     });
   }
 
-  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
-    return this.guard(() =>
-      this.tx(async (c) => {
-        const r = await this.one(c, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
-        if (!r) throw new UnknownRunError(runId);
-        checkRunEnd(runId, end);
-        // An ended run is left as it is; a live one moves only where the table lets it.
-        if (!isTerminal(r.status as RunStatus)) await this.end(c, runId, r.status as RunStatus, end, true);
-        return this.run(c, runId);
-      }),
-    );
-  }
-
   async setRecordPath(runId: string, path: string): Promise<void> {
     await this.guard(async () => {
       const r = await this.pool.query(`UPDATE runs SET record_path = $2, updated_at = ${NOW} WHERE id = $1`, [
@@ -606,17 +593,6 @@ export class PostgresStore implements Store {
         await this.all(`SELECT * FROM stages WHERE run_id = $1 ORDER BY round, ${STAGE_RANK_SQL}`, [runId])
       ).map(toStage),
     );
-  }
-
-  async getStage(runId: string, round: number, stage: Stage) {
-    return this.guard(async () => {
-      const rows = await this.all('SELECT * FROM stages WHERE run_id = $1 AND round = $2 AND stage = $3', [
-        runId,
-        round,
-        stage,
-      ]);
-      return rows[0] ? toStage(rows[0]) : null;
-    });
   }
 
   async recordJudgement(

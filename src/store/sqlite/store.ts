@@ -19,7 +19,7 @@ import type {
 } from '../../core/ledger.js';
 import { assertTransition } from '../../core/run-state.js';
 import type { NewVerdict, StageRow, VerdictRow } from '../../core/stage-results.js';
-import { isTerminal, RunStatus, type Stage } from '../../core/types.js';
+import { isTerminal, RunStatus } from '../../core/types.js';
 import type {
   AdmitInput,
   AdmitResult,
@@ -64,7 +64,7 @@ import {
   sameJson,
   toJson,
 } from '../shared/rules.js';
-import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
+import { ACTIVE_SQL, canMoveInto, claimableSql, statusIn } from '../shared/status-sql.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -518,17 +518,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async forceEnd(runId: string, end: RunEnd): Promise<RunRow> {
-    return this.write(() => {
-      const r = this.one('SELECT status FROM runs WHERE id = ?', runId);
-      if (!r) throw new UnknownRunError(runId);
-      checkRunEnd(runId, end);
-      // An ended run is left as it is; a live one moves only where the table lets it.
-      if (!isTerminal(r.status as RunStatus)) this.end(runId, r.status as RunStatus, end, true);
-      return this.run(runId);
-    });
-  }
-
   async setRecordPath(runId: string, path: string): Promise<void> {
     this.write(() => {
       const n = this.exec(
@@ -664,18 +653,6 @@ export class SqliteStore implements Store {
     return this.read(() =>
       this.all(`SELECT * FROM stages WHERE run_id = ? ORDER BY round, ${STAGE_RANK_SQL}`, runId).map(toStage),
     );
-  }
-
-  async getStage(runId: string, round: number, stage: Stage) {
-    return this.read(() => {
-      const row = this.one(
-        'SELECT * FROM stages WHERE run_id = ? AND round = ? AND stage = ?',
-        runId,
-        round,
-        stage,
-      );
-      return row ? toStage(row) : null;
-    });
   }
 
   async recordJudgement(
