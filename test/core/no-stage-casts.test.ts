@@ -19,7 +19,9 @@ const RESULT_OR_REPLY =
 const OF_ROW = /\.(?:result|reply)\)?\s+as\s/;
 const DOUBLE = /\bas unknown as\b/;
 /** `as unknown as` outside stage results, each with why it stays (not this issue's to remove). */
-const DOUBLE_ALLOWED = new Set(['record/verify.ts']);
+// The bundle's SQLite driver shim stands in for better-sqlite3's constructor, loaded on first use:
+// a function that constructs the driver's database is that constructor's type only by a cast.
+const DOUBLE_ALLOWED = new Set(['record/verify.ts', 'store/sqlite/bundled-driver.ts']);
 
 function hits(re: RegExp, allowed: Set<string> = new Set()): string[] {
   return files(SRC).flatMap((f) => {
