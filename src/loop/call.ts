@@ -10,7 +10,7 @@ import { nextRetry } from '../core/retry-policy.js';
 import { isRoleVerdict, type NewVerdict, type VerdictRow, type VerdictRowOf } from '../core/stage-results.js';
 import { parseVerdictRow } from '../core/stored-rows.js';
 import type { CallClass, Role, Stage } from '../core/types.js';
-import type { Reviewer } from '../ports/reviewer.js';
+import type { CallResult, Reviewer } from '../ports/reviewer.js';
 import type { VerdictToRecord } from '../ports/store.js';
 import { MalformedReplyError, StopRequestedError } from './errors.js';
 import type { RunContext } from './run-context.js';
@@ -55,9 +55,43 @@ export async function callAgent<R extends Role>(
   lease: Lease,
   spec: CallSpec<R>,
 ): Promise<CallOutcome<R>> {
-  const { deps, snapshot } = ctx;
-  const promptDigest = spec.promptDigest ?? deps.hash(spec.prompt);
-  const key = makeCallKey(
+  const promptDigest = spec.promptDigest ?? ctx.deps.hash(spec.prompt);
+  const key = keyOf(ctx, spec, promptDigest);
+  const recorded = ctx.ledger.verdict(key);
+  if (recorded) {
+    callDone(ctx, spec, 'recorded', 0);
+    return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
+  }
+  // Saved while the call runs; awaited before anything of the call is recorded.
+  const saved = ctx.savePrompt(promptDigest, spec.prompt);
+  saved.catch(() => undefined);
+
+  const ended = endedBefore(ctx, key);
+  if (ended) return ended;
+  const call: Call<R> = { ctx, lease, spec, key, promptDigest, saved };
+  for (let attempt = ctx.ledger.attemptsOf(key) + 1; ; attempt++) {
+    const res = await makeAttempt(call, attempt);
+    if (res.ok) return recordReply(call, attempt, res);
+    const delayMs = await endFailedAttempt(call, attempt, res);
+    if (delayMs === null) return { ok: false, class: res.class, detail: res.detail, attempts: attempt };
+    await ctx.deps.clock.sleep(delayMs, ctx.deps.signal);
+  }
+}
+
+/** One call in progress: what each of its attempts is made and recorded under. */
+interface Call<R extends Role> {
+  ctx: RunContext;
+  lease: Lease;
+  spec: CallSpec<R>;
+  key: string;
+  promptDigest: string;
+  /** The prompt's save, awaited before anything of the call is recorded. */
+  saved: Promise<void>;
+}
+
+/** The call's key names everything its verdict depends on, so a recorded one is reused only for the same call. */
+function keyOf(ctx: RunContext, spec: CallSpec, promptDigest: string): string {
+  return makeCallKey(
     {
       snapshotKey: ctx.run.snapshotKey,
       runId: ctx.run.id,
@@ -68,136 +102,148 @@ export async function callAgent<R extends Role>(
       promptDigest,
       chunk: spec.chunk,
     },
-    deps.hash,
+    ctx.deps.hash,
   );
-  /** Tells the progress printer a call ended: done, recorded before (a resumed run), or failed. */
-  const callDone = (cls: string, costUsd: number) =>
-    deps.onEvent?.({
-      kind: 'call_done',
-      runId: ctx.run.id,
-      round: spec.round,
-      role: spec.role,
-      name: spec.name,
-      class: cls,
-      costUsd,
-    });
-  const recorded = ctx.ledger.verdict(key);
-  if (recorded) {
-    callDone('recorded', 0);
-    return { ok: true, verdict: ofRole(recorded, spec.role), fresh: false };
-  }
-  // Saved while the call runs; awaited before anything of the call is recorded.
-  const saved = ctx.savePrompt(promptDigest, spec.prompt);
-  saved.catch(() => undefined);
+}
 
-  const ended = endedBefore(ctx, key);
-  if (ended) return ended;
-  let attempt = ctx.ledger.attemptsOf(key);
-  for (;;) {
-    // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
-    // flight finishes and its verdict is kept, then the driver releases the lease.
-    if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
-    ctx.checkBudgets();
-    attempt++;
-    ctx.freeze.noteAttempt();
-    await spec.beforeAttempt?.();
-    await deps.store.beginAttempt(lease, {
-      callKey: key,
-      attemptNo: attempt,
-      round: spec.round,
-      stage: spec.stage,
-      role: spec.role,
-      reviewer: spec.name,
-      confined: (deps.confinement?.() ?? null) !== null,
-    });
-    deps.onEvent?.({
-      kind: 'call',
-      runId: ctx.run.id,
-      round: spec.round,
-      role: spec.role,
-      name: spec.name,
-      attempt,
-    });
-    deps.crashPoint?.(`call:${spec.stage}`);
-    const now = deps.clock.now();
-    const pending = spec.reviewer.call({
-      callKey: key,
-      role: spec.role,
-      name: spec.name,
-      round: spec.round,
-      prompt: spec.prompt,
-      promptDigest,
-      base: snapshot.base,
-      head: spec.head,
-      repoDir: spec.repoDir,
-      readOnlyDirs: ctx.judge ? [ctx.judge.dir] : [],
-      deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
-      // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
-      signal: undefined,
-      sampling: snapshot.review,
-      onFirstBytes: spec.onFirstBytes,
-    });
-    ctx.sideWork.callStarted();
-    const res = await pending;
-    await spec.afterAttempt?.();
-    if (res.ok) {
-      let reply: unknown;
-      try {
-        reply = spec.finish ? await spec.finish(res.reply) : res.reply;
-      } catch (err) {
-        const detail = (err as Error).message;
-        // A reply that does not hold at the revision is the agent's malformed output, not a crash.
-        const cls = err instanceof MalformedReplyError ? 'malformed' : 'failed';
-        await saved;
-        // The reply was paid for: its cost stays on the run (invariant 12), verdict or not.
-        await deps.store.endAttempt(lease, key, attempt, cls, detail, res.costUsd);
-        return { ok: false, class: cls, detail, attempts: attempt };
-      }
-      const row: NewVerdict = {
-        callKey: key,
-        runId: ctx.run.id,
-        round: spec.round,
-        stage: spec.stage,
-        role: spec.role,
-        reviewer: spec.name,
-        revision: spec.head,
-        promptDigest,
-        modelId: res.modelId,
-        reply,
-        costUsd: res.costUsd,
-      };
-      const verdict = await record(ctx, lease, spec.batch, saved, {
-        verdict: row,
-        endsAttempt: attempt,
-        attemptDetail: res.note,
-      });
-      const mine = ofRole(verdict, spec.role);
-      callDone('ok', verdict.costUsd);
-      return { ok: true, verdict: mine, fresh: true };
-    }
+/** Tells the progress printer a call ended: done, recorded before (a resumed run), or failed. */
+function callDone(ctx: RunContext, spec: CallSpec, cls: string, costUsd: number): void {
+  ctx.deps.onEvent?.({
+    kind: 'call_done',
+    runId: ctx.run.id,
+    round: spec.round,
+    role: spec.role,
+    name: spec.name,
+    class: cls,
+    costUsd,
+  });
+}
+
+/** Begins attempt number `attempt` in the ledger, then asks the agent: an attempt is recorded before it is made. */
+async function makeAttempt<R extends Role>(
+  { ctx, lease, spec, key, promptDigest }: Call<R>,
+  attempt: number,
+): Promise<CallResult> {
+  const { deps, snapshot } = ctx;
+  // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
+  // flight finishes and its verdict is kept, then the driver releases the lease.
+  if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
+  ctx.checkBudgets();
+  ctx.freeze.noteAttempt();
+  await spec.beforeAttempt?.();
+  await deps.store.beginAttempt(lease, {
+    callKey: key,
+    attemptNo: attempt,
+    round: spec.round,
+    stage: spec.stage,
+    role: spec.role,
+    reviewer: spec.name,
+    confined: (deps.confinement?.() ?? null) !== null,
+  });
+  deps.onEvent?.({
+    kind: 'call',
+    runId: ctx.run.id,
+    round: spec.round,
+    role: spec.role,
+    name: spec.name,
+    attempt,
+  });
+  deps.crashPoint?.(`call:${spec.stage}`);
+  const now = deps.clock.now();
+  const pending = spec.reviewer.call({
+    callKey: key,
+    role: spec.role,
+    name: spec.name,
+    round: spec.round,
+    prompt: spec.prompt,
+    promptDigest,
+    base: snapshot.base,
+    head: spec.head,
+    repoDir: spec.repoDir,
+    readOnlyDirs: ctx.judge ? [ctx.judge.dir] : [],
+    deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
+    // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
+    signal: undefined,
+    sampling: snapshot.review,
+    onFirstBytes: spec.onFirstBytes,
+  });
+  ctx.sideWork.callStarted();
+  const res = await pending;
+  await spec.afterAttempt?.();
+  return res;
+}
+
+/** Records a valid reply (finished first, e.g. the fixer's edit committed) as the call's verdict, once. */
+async function recordReply<R extends Role>(
+  call: Call<R>,
+  attempt: number,
+  res: Extract<CallResult, { ok: true }>,
+): Promise<CallOutcome<R>> {
+  const { ctx, lease, spec, key, saved } = call;
+  let reply: unknown;
+  try {
+    reply = spec.finish ? await spec.finish(res.reply) : res.reply;
+  } catch (err) {
+    const detail = (err as Error).message;
+    // A reply that does not hold at the revision is the agent's malformed output, not a crash.
+    const cls = err instanceof MalformedReplyError ? 'malformed' : 'failed';
     await saved;
-    // A rejected reply that was paid for keeps its cost on the run (invariant 12).
-    await deps.store.endAttempt(lease, key, attempt, res.class, res.detail, res.costUsd);
-    callDone(res.class, res.costUsd ?? 0);
-    const next = nextRetry({
-      cls: res.class,
-      attempt,
-      maxAttempts: snapshot.retry.attempts,
-      baseDelayMs: snapshot.retry.baseDelayMs,
-      maxDelayMs: snapshot.retry.maxDelayMs,
-      retryAfterMs: res.retryAfterMs,
-      random: () => deps.random.next(),
-    });
-    if (!next.retry) return { ok: false, class: res.class, detail: res.detail, attempts: attempt };
-    deps.onEvent?.({
-      kind: 'retry',
-      runId: ctx.run.id,
-      name: spec.name,
-      class: res.class,
-      delayMs: next.delayMs,
-    });
-    await deps.clock.sleep(next.delayMs, deps.signal);
+    // The reply was paid for: its cost stays on the run (invariant 12), verdict or not.
+    await ctx.deps.store.endAttempt(lease, key, attempt, cls, detail, res.costUsd);
+    return { ok: false, class: cls, detail, attempts: attempt };
   }
+  const row: NewVerdict = {
+    callKey: key,
+    runId: ctx.run.id,
+    round: spec.round,
+    stage: spec.stage,
+    role: spec.role,
+    reviewer: spec.name,
+    revision: spec.head,
+    promptDigest: call.promptDigest,
+    modelId: res.modelId,
+    reply,
+    costUsd: res.costUsd,
+  };
+  const verdict = await record(ctx, lease, spec.batch, saved, {
+    verdict: row,
+    endsAttempt: attempt,
+    attemptDetail: res.note,
+  });
+  const mine = ofRole(verdict, spec.role);
+  callDone(ctx, spec, 'ok', verdict.costUsd);
+  return { ok: true, verdict: mine, fresh: true };
+}
+
+/** Records a failed attempt's end and returns the delay before the next, or null when none is to be made. */
+async function endFailedAttempt<R extends Role>(
+  { ctx, lease, spec, key, saved }: Call<R>,
+  attempt: number,
+  res: Extract<CallResult, { ok: false }>,
+): Promise<number | null> {
+  const { deps, snapshot } = ctx;
+  await saved;
+  // A rejected reply that was paid for keeps its cost on the run (invariant 12).
+  await deps.store.endAttempt(lease, key, attempt, res.class, res.detail, res.costUsd);
+  callDone(ctx, spec, res.class, res.costUsd ?? 0);
+  const next = nextRetry({
+    cls: res.class,
+    attempt,
+    maxAttempts: snapshot.retry.attempts,
+    baseDelayMs: snapshot.retry.baseDelayMs,
+    maxDelayMs: snapshot.retry.maxDelayMs,
+    retryAfterMs: res.retryAfterMs,
+    random: () => deps.random.next(),
+  });
+  if (!next.retry) return null;
+  deps.onEvent?.({
+    kind: 'retry',
+    runId: ctx.run.id,
+    name: spec.name,
+    class: res.class,
+    delayMs: next.delayMs,
+  });
+  return next.delayMs;
 }
 
 /**

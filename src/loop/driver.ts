@@ -58,8 +58,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
   // The pool lane goes back however this owner stops holding the run.
   let ctx: RunContext | undefined;
   try {
-    const run = await deps.store.getRun(lease.runId);
-    if (!run) throw new Error(`run ${lease.runId} vanished from the ledger`);
+    const run = await runInLedger(deps, lease.runId);
     try {
       ctx = await buildContext(deps, run, lease.token, opts.admittedHere?.loaded);
       if (opts.admittedHere) ctx.seedDiff(run.snapshot.head, opts.admittedHere.diff);
@@ -78,14 +77,10 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
   } catch (err) {
     if (err instanceof StopRequestedError) {
       await deps.store.releaseLease(lease).catch(() => undefined);
-      return { run: (await deps.store.getRun(lease.runId)) as RunRow, recordPath: null, detached: 'signal' };
+      return { run: await runInLedger(deps, lease.runId), recordPath: null, detached: 'signal' };
     }
     if (err instanceof RevloopError && err.code === 'fenced_out') {
-      return {
-        run: (await deps.store.getRun(lease.runId)) as RunRow,
-        recordPath: null,
-        detached: 'fenced_out',
-      };
+      return { run: await runInLedger(deps, lease.runId), recordPath: null, detached: 'fenced_out' };
     }
     throw err;
   } finally {
@@ -295,6 +290,13 @@ function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number)
   }
 }
 
+/** The run's row now: a run missing from the ledger is a broken store, never a null to hand back as a row. */
+async function runInLedger(deps: LoopDeps, runId: string): Promise<RunRow> {
+  const run = await deps.store.getRun(runId);
+  if (!run) throw new Error(`run ${runId} vanished from the ledger`);
+  return run;
+}
+
 /** The diff digest the revision made by round r's fix must hash to. */
 function expectedDigestAfterFix(ctx: RunContext, round: number): string {
   const fix = ctx.stage(round, 'fix')?.result;
@@ -310,7 +312,7 @@ async function finish(
   held: RunContext | RunRow,
 ): Promise<DriveResult> {
   const ctx = held instanceof RunContext ? held : undefined;
-  const run = ctx ? ctx.run : (held as RunRow);
+  const run = held instanceof RunContext ? held.run : held;
   // The run's ref holds its head before the ledger ends the run and the worktrees (which
   // hold the fix commits until then) go. A failed move is thrown: the run stays resumable.
   // A run ended before its context was built may name a head this clone lacks (another clone's

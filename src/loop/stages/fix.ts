@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
+import { matchDisputes } from '../../core/disputes.js';
 import { endForCallFailure } from '../../core/failure-map.js';
 import type { Lease } from '../../core/ledger.js';
 import { fixerPrompt } from '../../core/prompt.js';
@@ -36,28 +37,18 @@ export async function fixStage(
 ): Promise<FixResult> {
   const fixer = ctx.fixer;
   if (!fixer) throw new Error('fix stage without a fixer');
-  const { git, store } = ctx.deps;
   const head = ctx.run.head;
   await checkFrozen(ctx, expectedDigest);
-  const all = await store.listFindings(ctx.run.id);
-  const blockers = blockerIds.flatMap((id) => {
-    const f = all.find((x) => x.id === id);
-    return f ? [{ id, finding: f.reported }] : [];
-  });
-  const prompt = fixerPrompt({
-    criteria: ctx.criteria,
-    // Of a diff too large for one call, the blockers' files only (focused-prompts.ts).
-    ...(await fixerDiff(ctx, diff, blockers)),
-    blockers,
-    instructions: fixer.cfg.instructions,
-  });
+  const prompt = await promptFor(ctx, fixer.cfg.instructions, diff, blockerIds);
   // Read while the worktree is being readied (both before the fixer starts), unless the
   // driver started it already.
   const userTreeBefore = treeBefore ?? userTreeState(ctx);
   // Awaited only by an attempt: a recorded verdict or a spent budget makes none.
   userTreeBefore.catch(() => undefined);
-  let rejected: unknown = null;
-
+  const call: FixCall = { round, head, expectedDigest, blockerIds, userTreeBefore };
+  // What the reply became, kept for after the call: a refused landing ends the run only
+  // once the reply (a call that succeeded) is recorded.
+  let finished: FinishedFix | undefined;
   const res = await callAgent(ctx, lease, {
     role: 'fixer',
     name: fixer.name,
@@ -74,105 +65,173 @@ export async function fixStage(
       ctx.checkout.touched(); // the fixer edits it
     },
     finish: async (reply): Promise<RecordedFix> => {
-      if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
-      // The adapter validated it; parsed again here only to be typed, never cast.
-      const parsedReply = fixerReplySchema.safeParse(reply);
-      if (!parsedReply.success)
-        throw new MalformedReplyError(`reply fails the fixer schema: ${parsedReply.error.message}`);
-      const fixerReply: FixerReply = parsedReply.data;
-      // The user's tree is read once the commit is made (the two would compete for the
-      // machine's disk and cores), beside the new revision's diff read. The run's ref
-      // moves only after it, and after the push and
-      // rules checks; the reply is recorded even when those checks reject the fix (the call
-      // itself succeeded), and the rejection ends the run after.
-      let userChanges: Promise<string[]> | undefined;
-      const readUserTree = () => {
-        userChanges ??= userTreeState(ctx).then(async (after) => changedPaths(await userTreeBefore, after));
-        userChanges.catch(() => undefined);
-        return userChanges;
-      };
-      // Files in a submodule's (never initialised) directory: the fixer's, and `add` leaves them out.
-      const inSubmodules = editsInSubmodules(ctx, head);
-      inSubmodules.catch(() => undefined);
-      const commit = await git
-        .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
-        .catch((err: Error & { code?: string }) => {
-          // commitAll takes the fixer's own commits on top of the revision as its edit, and
-          // refuses history it cannot (a rewrite, a merge), a HEAD moved under it, or conflicts.
-          if (err.code === 'fixer_history') throw new Error(err.message);
-          if (err.code === 'worktree_moved')
-            throw new Error(`fixer moved HEAD of its worktree while it was committed: ${err.message}`);
-          if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
-          throw err;
-        });
-      ctx.checkout.committed(commit ?? head);
-      // In the ledger before the reply naming it is: a worker on another clone that takes the
-      // run over (or applies its fixes) imports the commit from there.
-      const kept = commit
-        ? keepFixBundle(ctx.deps, lease, ctx.worktree, commit, ctx.snapshot.head)
-        : Promise.resolve();
-      kept.catch(() => undefined);
-      // The new commit's first read is fresh, and gives the next round's prompt diff too.
-      const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
-      digest.catch(() => undefined);
-      void readUserTree();
-      // The checkout is readied for the next stage (the clean commitAll leaves to do: ignored
-      // files the fixer made) beside these reads, not after the stage is recorded: once the
-      // fixer's files inside submodules are listed (the clean would remove them), and awaited
-      // before the stage goes on, so nothing else works in the checkout meanwhile. A failure
-      // leaves it to be readied again by the next stage.
-      const readied = commit
-        ? inSubmodules
-            .catch(() => null)
-            .then(() => ensureWorktree(ctx, commit))
-            .catch(() => undefined)
-        : Promise.resolve();
-      // The user's tree is theirs: a change there is reported, never blamed on the fixer (a
-      // save mid-fix looks the same as anything else's write). A failed read only loses the note.
-      const changed = await readUserTree().catch(() => []);
-      // Settled before anything here can throw: a failed call readies the checkout again at once.
-      await readied;
-      const refused = commit ? await refusedFixCommit(ctx, head, commit) : null;
-      if (refused) throw new Error(refused);
-      await kept;
-      const notes = {
-        ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
-        ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
-      };
-      if (!commit) return { ...fixerReply, commit, diffDigest: expectedDigest, ...notes };
-      // A rejected landing is kept for after: the reply is still recorded.
-      rejected = await land(ctx, commit).then(
-        () => null,
-        (err: unknown) => err,
-      );
-      const diffDigest = await digest;
-      if (!rejected) markFrozen(ctx, commit);
-      return { ...fixerReply, commit, diffDigest, ...notes };
+      finished = await finishFix(ctx, lease, call, reply);
+      return finished.recorded;
     },
   });
   if (!res.ok) {
     await ensureWorktree(ctx, head).catch(() => undefined);
     throw new RunEnd(endForCallFailure(res.class, 'fixer', `fixer: ${res.detail}`, res.attempts > 1));
   }
-  if (rejected) throw rejected;
-  const reply = res.verdict.reply;
+  if (finished?.refused) throw finished.refused;
+  return recordFix(ctx, lease, call, res.verdict.reply, res.fresh);
+}
+
+/** One fix stage's call: what its reply is committed, landed and recorded against. */
+interface FixCall {
+  round: number;
+  /** The revision the fixer edits. */
+  head: string;
+  /** The revision's diff digest, which a reply that changes nothing keeps. */
+  expectedDigest: string;
+  blockerIds: string[];
+  /** The user's tree before the fixer started. */
+  userTreeBefore: Promise<string>;
+}
+
+/** A reply finished: the fix to record, and its landing's refusal (the reply is recorded all the same). */
+interface FinishedFix {
+  recorded: RecordedFix;
+  refused: unknown;
+}
+
+/** The fixer's prompt names the round's blockers by id, so that its disputes can name them back. */
+async function promptFor(
+  ctx: RunContext,
+  instructions: string | undefined,
+  diff: string,
+  blockerIds: string[],
+) {
+  const all = await ctx.deps.store.listFindings(ctx.run.id);
+  const blockers = blockerIds.flatMap((id) => {
+    const f = all.find((x) => x.id === id);
+    return f ? [{ id, finding: f.reported }] : [];
+  });
+  return fixerPrompt({
+    criteria: ctx.criteria,
+    // Of a diff too large for one call, the blockers' files only (focused-prompts.ts).
+    ...(await fixerDiff(ctx, diff, blockers)),
+    blockers,
+    instructions,
+  });
+}
+
+/** Turns a valid fixer reply into what is recorded: its edit committed, then landed unless refused. */
+async function finishFix(ctx: RunContext, lease: Lease, call: FixCall, reply: unknown): Promise<FinishedFix> {
+  if (!existsSync(ctx.worktree)) throw new Error('fixer deleted its checkout');
+  // The adapter validated it; parsed again here only to be typed, never cast.
+  const parsedReply = fixerReplySchema.safeParse(reply);
+  if (!parsedReply.success)
+    throw new MalformedReplyError(`reply fails the fixer schema: ${parsedReply.error.message}`);
+  const fixerReply: FixerReply = parsedReply.data;
+  const { commit, digest, notes } = await commitFixerEdit(ctx, lease, call);
+  if (!commit)
+    return { recorded: { ...fixerReply, commit, diffDigest: call.expectedDigest, ...notes }, refused: null };
+  const { diffDigest, refused } = await landFix(ctx, commit, digest);
+  return { recorded: { ...fixerReply, commit, diffDigest, ...notes }, refused };
+}
+
+/**
+ * Commits the fixer's edit as the run's next revision and readies the checkout again. The
+ * user's tree is read once the commit is made (the two would compete for the machine's
+ * disk and cores), beside the new revision's diff read; the run's ref moves only after
+ * these, and after the push and rules checks (landFix).
+ */
+async function commitFixerEdit(ctx: RunContext, lease: Lease, call: FixCall) {
+  const { head, expectedDigest } = call;
+  // Files in a submodule's (never initialised) directory: the fixer's, and `add` leaves them out.
+  const inSubmodules = editsInSubmodules(ctx, head);
+  inSubmodules.catch(() => undefined);
+  const commit = await commitEdit(ctx, call);
+  ctx.checkout.committed(commit ?? head);
+  // In the ledger before the reply naming it is: a worker on another clone that takes the
+  // run over (or applies its fixes) imports the commit from there.
+  const kept = commit
+    ? keepFixBundle(ctx.deps, lease, ctx.worktree, commit, ctx.snapshot.head)
+    : Promise.resolve();
+  kept.catch(() => undefined);
+  // The new commit's first read is fresh, and gives the next round's prompt diff too.
+  const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
+  digest.catch(() => undefined);
+  const userChanges = userTreeState(ctx).then(async (after) =>
+    changedPaths(await call.userTreeBefore, after),
+  );
+  userChanges.catch(() => undefined);
+  // The checkout is readied for the next stage (the clean commitAll leaves to do: ignored
+  // files the fixer made) beside these reads, not after the stage is recorded: once the
+  // fixer's files inside submodules are listed (the clean would remove them), and awaited
+  // before the stage goes on, so nothing else works in the checkout meanwhile. A failure
+  // leaves it to be readied again by the next stage.
+  const readied = commit
+    ? inSubmodules
+        .catch(() => null)
+        .then(() => ensureWorktree(ctx, commit))
+        .catch(() => undefined)
+    : Promise.resolve();
+  // The user's tree is theirs: a change there is reported, never blamed on the fixer (a
+  // save mid-fix looks the same as anything else's write). A failed read only loses the note.
+  const changed = await userChanges.catch(() => []);
+  // Settled before anything here can throw: a failed call readies the checkout again at once.
+  await readied;
+  const refused = commit ? await refusedFixCommit(ctx, head, commit) : null;
+  if (refused) throw new Error(refused);
+  await kept;
+  const notes = {
+    ...(changed.length > 0 ? { userTreeChanged: changed } : {}),
+    ...(await inSubmodules.then((why) => (why ? { notLanded: why } : {}))),
+  };
+  return { commit, digest, notes };
+}
+
+/** The controller commits the fixer's edit; history it cannot take is the fixer's doing, and named so. */
+async function commitEdit(ctx: RunContext, { head, round }: FixCall): Promise<string | null> {
+  return ctx.deps.git
+    .commitAll(ctx.worktree, head, `revloop: fix round ${round} of run ${ctx.run.id}`)
+    .catch((err: Error & { code?: string }) => {
+      // commitAll takes the fixer's own commits on top of the revision as its edit, and
+      // refuses history it cannot (a rewrite, a merge), a HEAD moved under it, or conflicts.
+      if (err.code === 'fixer_history') throw new Error(err.message);
+      if (err.code === 'worktree_moved')
+        throw new Error(`fixer moved HEAD of its worktree while it was committed: ${err.message}`);
+      if (err.code === 'worktree_conflict') throw new Error(`fixer left conflicts: ${err.message}`);
+      throw err;
+    });
+}
+
+/** Lands a fresh fix commit before its reply is recorded; a refusal is returned, since the reply is recorded all the same. */
+async function landFix(
+  ctx: RunContext,
+  commit: string,
+  digest: Promise<string>,
+): Promise<{ diffDigest: string; refused: unknown }> {
+  const refused = await land(ctx, commit).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  const diffDigest = await digest;
+  if (!refused) markFrozen(ctx, commit);
+  return { diffDigest, refused };
+}
+
+/** Records the fix stage from its recorded reply: the commit checked (landed, if not yet), the disputes matched. */
+async function recordFix(
+  ctx: RunContext,
+  lease: Lease,
+  { round, head, blockerIds }: FixCall,
+  reply: RecordedFix,
+  fresh: boolean,
+): Promise<FixResult> {
   // A verdict recorded before a crash names a commit made then, maybe on another clone: it must
   // exist here, or come from the ledger's bundle of it.
-  if (!res.fresh && reply.commit && !(await haveFixCommitOrEnd(ctx.deps, ctx.run.id, reply.commit))) {
+  if (!fresh && reply.commit && !(await haveFixCommitOrEnd(ctx.deps, ctx.run.id, reply.commit))) {
     throw new RunEnd(
       endForCallFailure('failed', 'fixer', `fix commit ${reply.commit} is gone from the repository`, false),
     );
   }
-  const disputes: { findingId: string; reason: string }[] = [];
-  const unknownIds: string[] = [];
-  for (const d of reply.disputed) {
-    const id = blockerIds.find((b) => b === d.finding || (d.finding.length >= 6 && b.startsWith(d.finding)));
-    if (id) disputes.push({ findingId: id, reason: d.reason });
-    else unknownIds.push(d.finding);
-  }
+  const { disputes, unknownIds } = matchDisputes(reply.disputed, blockerIds);
   const next = reply.commit ?? head;
   // A fix recorded by an earlier process, or no commit: checked (and landed) here, before the result.
-  if (!res.fresh || !reply.commit) await land(ctx, next, reply.commit !== null);
+  if (!fresh || !reply.commit) await land(ctx, next, reply.commit !== null);
   const result: FixResult = {
     from: head,
     commit: reply.commit,
@@ -184,7 +243,7 @@ export async function fixStage(
   };
   ctx.deps.crashPoint?.('before-complete:fix');
   ctx.noteStage(
-    await store.completeStage(lease, {
+    await ctx.deps.store.completeStage(lease, {
       round,
       stage: 'fix',
       result,
