@@ -57,7 +57,6 @@ it('each section names its blob at the revision and says whether it carries the 
 });
 
 it('an "index" line inside a hunk is content, not the header', () => {
-  const git = createGit();
   const fake = 'f'.repeat(40);
   const diff = [
     'diff --git a/notes.md b/notes.md',
