@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   baseConfig,
   ensureBuilt,
+  inProcess,
   makeReviewRepo,
   reposRemovedAfterAll,
   runCli,
@@ -27,6 +28,7 @@ const PASS = "process.stdout.write(JSON.stringify({ verdict: 'pass', findings: [
 interface GcJson {
   removed: string[];
   held: string[];
+  imports: string[];
 }
 
 describe('gc and judge trees', () => {
@@ -60,5 +62,31 @@ describe('gc and judge trees', () => {
     const again = JSON.parse((await runCli(['gc', '--json'], { cwd: r.dir, env })).stdout) as GcJson;
     expect(again.held).toContain(join(judges, r.base));
     expect(existsSync(join(judges, r.base))).toBe(true);
+  });
+
+  it("deletes the refs fixes of ended runs were imported into, and keeps a live run's", async () => {
+    const r = await makeReviewRepo({
+      config: () => baseConfig({ command: ['node', 'tools/review.mjs'] }),
+      files: { 'tools/review.mjs': PASS },
+    });
+    repos.push(r);
+    const env = testEnv({ XDG_CACHE_HOME: cache });
+    expect((await runCli(['review', '--base', 'main', '--json'], { cwd: r.dir, env })).code).toBe(0);
+    r.repo.write('src/other.js', 'export const other = 1;\n');
+    r.repo.commit('another change');
+    expect((await runCli(['enqueue', '--base', 'main', '--json'], { cwd: r.dir, env })).code).toBe(0);
+    const p = await inProcess(r.dir);
+    const queued = (await p.store.listRuns({ status: ['queued'] }))[0]?.id ?? '';
+    const completed = (await p.store.listRuns({ status: ['completed'] }))[0]?.id ?? '';
+    await p.close();
+    expect([queued, completed]).not.toContain('');
+    const ended = `refs/revloop/imports/${completed}/${r.head}`;
+    const live = `refs/revloop/imports/${queued}/${r.head}`;
+    r.repo.git(['update-ref', ended, r.head]);
+    r.repo.git(['update-ref', live, r.head]);
+    const gc = await runCli(['gc', '--json'], { cwd: r.dir, env });
+    expect(gc.code, gc.stderr).toBe(0);
+    expect((JSON.parse(gc.stdout) as GcJson).imports).toEqual([ended]);
+    expect(r.repo.git(['for-each-ref', '--format=%(refname)', 'refs/revloop/imports/']).trim()).toBe(live);
   });
 });

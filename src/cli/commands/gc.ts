@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isTerminal } from '../../core/types.js';
 import { commonGitDir } from '../../git/dot-git.js';
+import { forgetImports } from '../../git/import-refs.js';
 import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
@@ -29,7 +30,8 @@ interface Opts {
  * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts);
  * with --prompts-older-than, the stored prompts no run has used for that long
  * (io/prompt-retention.ts); and the judge trees (loop/judge-tree.ts) no live
- * run reads its config from. Exit 0; 2 when not in a repository or given a bad age.
+ * run reads its config from, and the refs fixes of ended runs were imported
+ * into (git/import-refs.ts). Exit 0; 2 when not in a repository or given a bad age.
  */
 const gc: Command<Opts> = async (_args, opts, io) => {
   const age = opts.promptsOlderThan === undefined ? undefined : parseAge(opts.promptsOlderThan);
@@ -50,16 +52,20 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   if (typeof configured === 'string' && configured) pools.add(poolDir(common, configured, root, io.env));
   const sweeps = [...pools].map((p) => sweepPool(common, p));
   const own = await sweepOwnCheckouts(git, root, opts, io.env);
-  const judges = sweepJudgeTrees(root, io.env, await liveConfigCommits(root, opts, io.env));
+  const live = await liveRuns(root, opts, io.env);
+  const judges = sweepJudgeTrees(root, io.env, live.configCommits);
+  const imports = await forgetImports(root, (runId) => live.ids.has(runId));
   const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed, ...judges.removed];
   const held = [...sweeps.flatMap((s) => s.held), ...own.held, ...judges.held];
   const tempFiles = sweepTempFiles(join(root, '.revloop'));
   const prompts = age === undefined ? undefined : await prunePromptsOlderThan(root, age, opts, io.env);
-  if (opts.json) printJson(io, { pools: [...pools], removed, held, tempFiles, ...(prompts && { prompts }) });
+  if (opts.json)
+    printJson(io, { pools: [...pools], removed, held, tempFiles, imports, ...(prompts && { prompts }) });
   else {
     for (const d of removed) io.stdout(`removed ${d}\n`);
     for (const d of held) io.stdout(`kept ${d} (a live run holds it)\n`);
     for (const t of tempFiles) io.stdout(`removed ${t.path} (left by process ${t.pid}, killed mid-write)\n`);
+    for (const r of imports) io.stdout(`deleted ${r} (a fix imported for a run that has ended)\n`);
     const temps = tempFiles.length > 0 ? `, ${tempFiles.length} temp file(s) of killed writers removed` : '';
     const pruned = prompts
       ? `, ${prompts.removed} stored prompt(s) unused for ${opts.promptsOlderThan} removed (${mb(prompts.bytes)}), ${prompts.kept} kept`
@@ -134,12 +140,21 @@ async function sweepOwnCheckouts(
   return out;
 }
 
-/** The commits live runs read their config from: their judge trees stay. */
-async function liveConfigCommits(root: string, opts: Opts, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+/** The runs still live, and the commits they read their config from (their judge trees stay). */
+async function liveRuns(
+  root: string,
+  opts: Opts,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ids: Set<string>; configCommits: Set<string> }> {
   const store = await openRepoStore(root, opts.store, env, { readonly: true });
   try {
     const live = await store.listRuns({ status: ['queued', 'running'] });
-    return new Set(live.map((r) => (r.snapshot.configFrom === 'head' ? r.snapshot.head : r.snapshot.base)));
+    return {
+      ids: new Set(live.map((r) => r.id)),
+      configCommits: new Set(
+        live.map((r) => (r.snapshot.configFrom === 'head' ? r.snapshot.head : r.snapshot.base)),
+      ),
+    };
   } finally {
     await store.close();
   }
