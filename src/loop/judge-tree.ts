@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { commonGitDir } from '../git/dot-git.js';
+import { pidAlive } from '../io/pid.js';
 import { cacheRoot, repoId } from '../pool/location.js';
 import type { Git } from '../ports/git.js';
 
@@ -134,7 +135,7 @@ export function sweepJudgeTrees(
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const building = /^\.([0-9a-f]+)\.(\d+)\.[0-9a-f]+$/.exec(name);
-    const live = building ? processAlive(Number(building[2])) : keep.has(name);
+    const live = building ? pidAlive(Number(building[2])) : keep.has(name);
     if (live) out.held.push(path);
     else {
       removeTree(path);
@@ -142,13 +143,4 @@ export function sweepJudgeTrees(
     }
   }
   return out;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

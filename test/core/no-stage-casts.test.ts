@@ -3,15 +3,10 @@
  * boundary (core/stored-rows.ts); nothing in src/ casts one after it. This
  * pins it by reading the source, so a new cast fails here with its line.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = join(import.meta.dirname, '../../src');
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 const RESULT_OR_REPLY =
   /\bas\s+(?:Partial<)?(?:ReviewResult|RefuteResult|FixResult|ChecksResult|DecideResult|RecordedFix|ReviewerReply|RefuterReply|FixerReply|StageResults|ReplyOf)\b/;
@@ -24,7 +19,7 @@ const DOUBLE = /\bas unknown as\b/;
 const DOUBLE_ALLOWED = new Set(['record/verify.ts', 'store/sqlite/bundled-driver.ts']);
 
 function hits(re: RegExp, allowed: Set<string> = new Set()): string[] {
-  return files(SRC).flatMap((f) => {
+  return sourceFiles().flatMap((f) => {
     const rel = relative(SRC, f);
     if (allowed.has(rel)) return [];
     return readFileSync(f, 'utf8')

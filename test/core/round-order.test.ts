@@ -4,21 +4,13 @@
  * decide last. The driver and the stores now take it from there, and no
  * other source file spells a round's stages out.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUND_STAGES, stageRank } from '../../src/core/round-order.js';
 import { Stage } from '../../src/core/types.js';
 import { STAGE_RANK_SQL } from '../../src/store/shared/rules.js';
-
-const SRC = join(import.meta.dirname, '..', '..', 'src');
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((e) => {
-    const p = join(dir, e);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 describe('the round order', () => {
   it('holds every stage once, decide before the fix it asks for', () => {
@@ -36,7 +28,7 @@ describe('the round order', () => {
   it('no other source file writes the stages out in a list', () => {
     const list = /['"](review|refute|decide|fix|checks)['"]\s*,\s*['"](review|refute|decide|fix|checks)['"]/;
     const rank = /WHEN 'review' THEN/;
-    const hits = files(SRC)
+    const hits = sourceFiles()
       .filter((f) => !f.endsWith('round-order.ts'))
       .filter((f) => list.test(readFileSync(f, 'utf8')) || rank.test(readFileSync(f, 'utf8')))
       .map((f) => relative(SRC, f));
