@@ -17,7 +17,7 @@ import { resolveUserRef } from '../git/user-ref.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult, RerunRequest } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
-import { poolDir } from './checkout/pool/location.js';
+import { poolDir } from './checkout/index.js';
 import {
   agentFileDigests,
   agentFiles,

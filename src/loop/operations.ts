@@ -13,8 +13,8 @@ import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
 import { RunBusyError } from './errors.js';
-import { writeRunOutputs, writeRunRecord } from './outputs/write-record.js';
-import { type DriveOptions, type DriveResult, driveRun } from './run/driver.js';
+import { writeRunOutputs, writeRunRecord } from './outputs/index.js';
+import { type DriveOptions, type DriveResult, driveRun } from './run/index.js';
 import {
   DEFAULT_STORE_PATIENCE_MS,
   isLedgerFault,

@@ -5,7 +5,7 @@
  * jittered backoff, and the first valid reply is recorded once.
  */
 import { callKey as makeCallKey } from '../../core/keys.js';
-import type { Lease } from '../../core/ledger.js';
+import type { Lease, RunRow } from '../../core/ledger.js';
 import { nextRetry } from '../../core/retry-policy.js';
 import {
   isRoleVerdict,
@@ -17,9 +17,32 @@ import { parseVerdictRow } from '../../core/stored-rows.js';
 import type { CallClass, Role, Stage } from '../../core/types.js';
 import type { CallResult, Reviewer } from '../../ports/reviewer.js';
 import type { VerdictToRecord } from '../../ports/store.js';
+import type { LoopDeps } from '../deps.js';
 import { MalformedReplyError, StopRequestedError } from '../errors.js';
-import type { RunContext } from '../run/run-context.js';
+import { attemptUntilDone, type FailedAttempt } from './attempts.js';
+import type { LedgerCache } from './ledger-cache.js';
+import type { SideWork } from './side-work.js';
 import type { VerdictBatch } from './verdict-batch.js';
+
+/** What a call uses of the run it belongs to (the driver's CallContext is one). */
+export interface CallContext {
+  readonly deps: Pick<
+    LoopDeps,
+    'hash' | 'clock' | 'random' | 'signal' | 'store' | 'onEvent' | 'crashPoint' | 'confinement'
+  >;
+  readonly run: Pick<RunRow, 'id' | 'snapshotKey' | 'snapshot'>;
+  /** What the ledger holds of the run: recorded verdicts are reused, attempts counted on. */
+  readonly ledger: LedgerCache;
+  /** Invariant 12: checked before each attempt; the wall deadline bounds each call. */
+  readonly budget: { check(): void; wallDeadline(): number };
+  /** An attempt may change the checkout: a passed freeze check is no longer current. */
+  readonly freeze: { noteAttempt(): void };
+  /** Told when an agent call has started: side work waits for it. */
+  readonly sideWork: Pick<SideWork, 'callStarted'>;
+  /** The read-only copy the judges' own files run from, when they name any. */
+  readonly judge: { dir: string } | null;
+  savePrompt(digest: string, prompt: string | Uint8Array): Promise<void>;
+}
 
 export interface CallSpec<R extends Role = Role> {
   role: R;
@@ -56,7 +79,7 @@ export type CallOutcome<R extends Role = Role> =
   | { ok: false; class: Exclude<CallClass, 'ok'>; detail: string; attempts: number };
 
 export async function callAgent<R extends Role>(
-  ctx: RunContext,
+  ctx: CallContext,
   lease: Lease,
   spec: CallSpec<R>,
 ): Promise<CallOutcome<R>> {
@@ -74,18 +97,25 @@ export async function callAgent<R extends Role>(
   const ended = endedBefore(ctx, key);
   if (ended) return ended;
   const call: Call<R> = { ctx, lease, spec, key, promptDigest, saved };
-  for (let attempt = ctx.ledger.attemptsOf(key) + 1; ; attempt++) {
-    const res = await makeAttempt(call, attempt);
-    if (res.ok) return recordReply(call, attempt, res);
-    const delayMs = await endFailedAttempt(call, attempt, res);
-    if (delayMs === null) return { ok: false, class: res.class, detail: res.detail, attempts: attempt };
-    await ctx.deps.clock.sleep(delayMs, ctx.deps.signal);
-  }
+  const { deps } = ctx;
+  const end = await attemptUntilDone({
+    from: ctx.ledger.attemptsOf(key) + 1,
+    retry: ctx.run.snapshot.retry,
+    random: deps.random,
+    clock: deps.clock,
+    signal: deps.signal,
+    attempt: (n) => makeAttempt(call, n),
+    failed: (n, res) => endFailedAttempt(call, n, res),
+    retrying: (res, delayMs) =>
+      deps.onEvent?.({ kind: 'retry', runId: ctx.run.id, name: spec.name, class: res.class, delayMs }),
+  });
+  if (end.res.ok) return recordReply(call, end.attempt, end.res);
+  return { ok: false, class: end.res.class, detail: end.res.detail, attempts: end.attempt };
 }
 
 /** One call in progress: what each of its attempts is made and recorded under. */
 interface Call<R extends Role> {
-  ctx: RunContext;
+  ctx: CallContext;
   lease: Lease;
   spec: CallSpec<R>;
   key: string;
@@ -95,7 +125,7 @@ interface Call<R extends Role> {
 }
 
 /** The call's key names everything its verdict depends on, so a recorded one is reused only for the same call. */
-function keyOf(ctx: RunContext, spec: CallSpec, promptDigest: string): string {
+function keyOf(ctx: CallContext, spec: CallSpec, promptDigest: string): string {
   return makeCallKey(
     {
       snapshotKey: ctx.run.snapshotKey,
@@ -112,7 +142,7 @@ function keyOf(ctx: RunContext, spec: CallSpec, promptDigest: string): string {
 }
 
 /** Tells the progress printer a call ended: done, recorded before (a resumed run), or failed. */
-function callDone(ctx: RunContext, spec: CallSpec, cls: string, costUsd: number): void {
+function callDone(ctx: CallContext, spec: CallSpec, cls: string, costUsd: number): void {
   ctx.deps.onEvent?.({
     kind: 'call_done',
     runId: ctx.run.id,
@@ -129,11 +159,12 @@ async function makeAttempt<R extends Role>(
   { ctx, lease, spec, key, promptDigest }: Call<R>,
   attempt: number,
 ): Promise<CallResult> {
-  const { deps, snapshot } = ctx;
+  const { deps } = ctx;
+  const { snapshot } = ctx.run;
   // A stop request (SIGTERM) is honoured between attempts, never inside one: the call in
   // flight finishes and its verdict is kept, then the driver releases the lease.
   if (deps.signal?.aborted) throw new StopRequestedError(ctx.run.id);
-  ctx.checkBudgets();
+  ctx.budget.check();
   ctx.freeze.noteAttempt();
   await spec.beforeAttempt?.();
   await deps.store.beginAttempt(lease, {
@@ -166,7 +197,7 @@ async function makeAttempt<R extends Role>(
     head: spec.head,
     repoDir: spec.repoDir,
     readOnlyDirs: ctx.judge ? [ctx.judge.dir] : [],
-    deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.wallDeadline()),
+    deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.budget.wallDeadline()),
     // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
     signal: undefined,
     sampling: snapshot.review,
@@ -220,35 +251,15 @@ async function recordReply<R extends Role>(
   return { ok: true, verdict: mine, fresh: true };
 }
 
-/** Records a failed attempt's end and returns the delay before the next, or null when none is to be made. */
+/** Records a failed attempt's end; a rejected reply that was paid for keeps its cost on the run (invariant 12). */
 async function endFailedAttempt<R extends Role>(
   { ctx, lease, spec, key, saved }: Call<R>,
   attempt: number,
-  res: Extract<CallResult, { ok: false }>,
-): Promise<number | null> {
-  const { deps, snapshot } = ctx;
+  res: FailedAttempt,
+): Promise<void> {
   await saved;
-  // A rejected reply that was paid for keeps its cost on the run (invariant 12).
-  await deps.store.endAttempt(lease, key, attempt, res.class, res.detail, res.costUsd);
+  await ctx.deps.store.endAttempt(lease, key, attempt, res.class, res.detail, res.costUsd);
   callDone(ctx, spec, res.class, res.costUsd ?? 0);
-  const next = nextRetry({
-    cls: res.class,
-    attempt,
-    maxAttempts: snapshot.retry.attempts,
-    baseDelayMs: snapshot.retry.baseDelayMs,
-    maxDelayMs: snapshot.retry.maxDelayMs,
-    retryAfterMs: res.retryAfterMs,
-    random: () => deps.random.next(),
-  });
-  if (!next.retry) return null;
-  deps.onEvent?.({
-    kind: 'retry',
-    runId: ctx.run.id,
-    name: spec.name,
-    class: res.class,
-    delayMs: next.delayMs,
-  });
-  return next.delayMs;
 }
 
 /**
@@ -258,7 +269,7 @@ async function endFailedAttempt<R extends Role>(
  * ledger names its digest (finishing a fixer's reply, the commit, does not need it).
  */
 async function record(
-  ctx: RunContext,
+  ctx: CallContext,
   lease: Lease,
   batch: VerdictBatch | undefined,
   saved: Promise<void>,
@@ -296,10 +307,10 @@ function ofRole<R extends Role>(v: VerdictRow, role: R): VerdictRowOf<R> {
  * an interrupted attempt (`started`, `unknown`) or one with retries left is
  * made again.
  */
-function endedBefore(ctx: RunContext, key: string): Extract<CallOutcome, { ok: false }> | null {
-  const last = ctx.lastAttempt(key);
+function endedBefore(ctx: CallContext, key: string): Extract<CallOutcome, { ok: false }> | null {
+  const last = ctx.ledger.lastAttempt(key);
   if (!last || last.class === 'started' || last.class === 'unknown' || last.class === 'ok') return null;
-  const { retry } = ctx.snapshot;
+  const { retry } = ctx.run.snapshot;
   const next = nextRetry({
     cls: last.class,
     attempt: last.attemptNo,

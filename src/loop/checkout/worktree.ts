@@ -4,11 +4,23 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Config } from '../../core/config.js';
 import { commonGitDir } from '../../git/dot-git.js';
-import { besideNextCall } from '../calls/side-work.js';
+import { besideNextCall, type CallStarts } from '../calls/index.js';
 import type { LoopDeps } from '../deps.js';
-import type { RunContext } from '../run/run-context.js';
 import { discardCheckout, type Lane, takeLane } from './pool/lanes.js';
 import { poolDir } from './pool/location.js';
+import type { WorktreeState } from './worktree-state.js';
+
+/** What the checkout work uses of the run it serves (the driver's RunContext is one). */
+export interface CheckoutContext {
+  readonly deps: Pick<LoopDeps, 'git' | 'repoRoot' | 'hash'>;
+  readonly run: { readonly id: string };
+  /** The run's checkout directory for this owner. */
+  readonly worktree: string;
+  /** What the controller knows of that checkout. */
+  readonly checkout: WorktreeState;
+  /** Readying the checkout waits beside the next agent call. */
+  readonly sideWork: CallStarts;
+}
 
 /**
  * The run's checkout for this owner: a lane of the repository's pool when
@@ -41,7 +53,7 @@ function ownCheckoutDir(deps: Pick<LoopDeps, 'repoRoot' | 'hash'>, runId: string
   return join(tmpdir(), 'revloop-worktrees', `${deps.hash(deps.repoRoot).slice(0, 10)}-${runId}-${token}`);
 }
 
-/** The pool lane each RunContext holds, released when its run ends or its owner lets go. */
+/** The pool lane each run context holds, released when its run ends or its owner lets go. */
 const lanes = new WeakMap<object, Lane>();
 
 export function holdLane(ctx: object, lane: Lane | null): void {
@@ -64,7 +76,7 @@ export async function releaseCheckout(ctx: object): Promise<void> {
  * rebuilt instead of leaving the run unresumable.
  */
 export function ensureWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
+  ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'checkout'>,
   sha: string,
 ): Promise<void> {
   const work = readyWorktree(ctx, sha);
@@ -79,11 +91,11 @@ export function ensureWorktree(
   return work;
 }
 
-/** Checkout work under way, per RunContext (one per run and owner). */
+/** Checkout work under way, per run context (one per run and owner). */
 const inFlight = new WeakMap<object, Set<Promise<void>>>();
 
 async function readyWorktree(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
+  ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'checkout'>,
   sha: string,
 ): Promise<void> {
   const { git } = ctx.deps;
@@ -128,7 +140,7 @@ async function readyWorktree(
   ctx.checkout.readiedAt(sha);
 }
 
-async function discard(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void> {
+async function discard(ctx: Pick<CheckoutContext, 'deps' | 'worktree'>): Promise<void> {
   await ctx.deps.git.removeWorktree(ctx.deps.repoRoot, ctx.worktree).catch(() => undefined);
   const common = commonGitDir(ctx.deps.repoRoot);
   if (common) discardCheckout(common, ctx.worktree);
@@ -144,7 +156,7 @@ async function discard(ctx: Pick<RunContext, 'deps' | 'worktree'>): Promise<void
  * stage, never the fixer, the checks or a later stage.
  */
 export async function noteReadOnlyUse(
-  ctx: Pick<RunContext, 'deps' | 'worktree' | 'checkout'>,
+  ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'checkout'>,
 ): Promise<void> {
   if (!ctx.checkout.isKnownClean()) return;
   const entries = await ctx.deps.git.status(ctx.worktree).catch(() => null);
@@ -166,10 +178,7 @@ export interface ReaderCall {
  * that changed during the call fails the call, whoever of the agents then
  * running wrote it, and is reset before the next one.
  */
-function readerCall(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout'>,
-  sha: string,
-): ReaderCall {
+function readerCall(ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'checkout'>, sha: string): ReaderCall {
   let changed: string[] = [];
   return {
     beforeAttempt: () => ensureWorktree(ctx, sha),
@@ -200,7 +209,7 @@ const MAX_NAMED = 5;
  * `settle` ends either, before the stage records its result.
  */
 export function checkoutForReaders(
-  ctx: Pick<RunContext, 'deps' | 'snapshot' | 'worktree' | 'checkout' | 'sideWork'>,
+  ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'checkout' | 'sideWork'>,
   sha: string,
   agents: readonly { usesCheckout: boolean }[],
   neededLater = true,
@@ -226,7 +235,9 @@ export function checkoutForReaders(
  * A finished run's worktrees: its own, and those of owners that died holding
  * it (named by their lease token; an agent they orphaned may have written there).
  */
-export async function removeRunWorktrees(ctx: Pick<RunContext, 'deps' | 'worktree' | 'run'>): Promise<void> {
+export async function removeRunWorktrees(
+  ctx: Pick<CheckoutContext, 'deps' | 'worktree' | 'run'>,
+): Promise<void> {
   await Promise.allSettled([...(inFlight.get(ctx) ?? [])]);
   // A pool lane stays for the next run; the checkouts of its own that owners made go.
   await releaseCheckout(ctx);

@@ -57,7 +57,9 @@ async function gather(
   // A few files are read whole, as they come (one round trip); more are sized first, so that
   // only those that fit are read (a second git process, which only larger changes pay for).
   const sizes =
-    ordered.length <= READ_UNSIZED ? new Map<string, number | null>() : await ctx.blobSizes(head, ordered);
+    ordered.length <= READ_UNSIZED
+      ? new Map<string, number | null>()
+      : await ctx.facts.blobSizes(head, ordered);
   // No file there (a deleted path, a submodule): nothing to carry, and nothing to name.
   const files = ordered
     .filter((path) => sizes.get(path) !== null)
@@ -71,7 +73,7 @@ async function gather(
       read,
     );
     if (next.length === 0) break;
-    const blobs = await Promise.all(next.map((p) => ctx.readBlobOnce(head, p)));
+    const blobs = await Promise.all(next.map((p) => ctx.facts.readBlobOnce(head, p)));
     next.forEach((path, k) => {
       const blob = blobs[k];
       if (blob) read.set(path, blob);

@@ -4,20 +4,25 @@
  * resumed run costs at most the interrupted call), until the pure decision
  * says stop or an input check, a budget or a failed call ends it.
  */
-import type { RoundDecision } from '../../core/decide.js';
 import { RevloopError } from '../../core/errors.js';
 import type { Lease, RunRow } from '../../core/ledger.js';
-import { ROUND_STAGES } from '../../core/round-order.js';
+import { roundStep, WALK_START, type WalkFacts } from '../../core/round-step.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../../core/run-state.js';
 import type { Stage } from '../../core/types.js';
 import type { Admission } from '../admission.js';
-import { SideWork } from '../calls/side-work.js';
-import { inJudgeTree, judgeTreeFor } from '../checkout/judge-tree.js';
-import { holdLane, releaseCheckout, removeRunWorktrees, takeCheckout } from '../checkout/worktree.js';
+import { SideWork } from '../calls/index.js';
+import {
+  holdLane,
+  inJudgeTree,
+  judgeTreeFor,
+  releaseCheckout,
+  removeRunWorktrees,
+  takeCheckout,
+} from '../checkout/index.js';
 import { type LoadedConfig, loadConfigAt } from '../config-loader.js';
 import type { LoopDeps } from '../deps.js';
 import { StopRequestedError } from '../errors.js';
-import { writeRunOutputs } from '../outputs/write-record.js';
+import { writeRunOutputs } from '../outputs/index.js';
 import { haveFixCommitOrEnd } from './fix-bundles.js';
 import { keepLease } from './lease-keeper.js';
 import { LineFacts } from './line-facts.js';
@@ -61,7 +66,7 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
     const run = await runInLedger(deps, lease.runId);
     try {
       ctx = await buildContext(deps, run, lease.token, opts.admittedHere?.loaded);
-      if (opts.admittedHere) ctx.seedDiff(run.snapshot.head, opts.admittedHere.diff);
+      if (opts.admittedHere) ctx.facts.seedDiff(run.snapshot.head, opts.admittedHere.diff);
     } catch (err) {
       if (err instanceof RunEnd) return await finish(deps, lease, err.end, opts, run);
       throw err;
@@ -89,86 +94,101 @@ export async function driveRun(deps: LoopDeps, lease: Lease, opts: DriveOptions 
   }
 }
 
-/**
- * One stage as the driver walks it. The walk is the same for every stage: skip
- * it when the ledger holds it, else cross its boundary (crash point, lost
- * lease, stop request), announce it, run it, and read back what it recorded.
- */
+/** How the driver runs one stage: checked before its boundary, then run (it records its own completion). */
 interface StageHandler {
-  /** Whether the stage belongs to the run at all (checks need configured checks). */
-  applies?(): boolean;
-  /** Checked before the stage's boundary, only when it is to run (the budgets, before a fix). */
+  /** Checked before the stage's boundary (the budgets, before a fix). */
   before?(): void;
   run(): Promise<unknown>;
 }
 
+/**
+ * Folds the one walk of a round (core/round-step.ts) over the ledger: each
+ * planned stage crosses its boundary (crash point, lost lease, stop request),
+ * is announced and run; a recorded stage is never planned again.
+ */
 async function walk(ctx: RunContext, lease: Lease, boundary: (name: string) => void): Promise<TerminalEnd> {
   const { deps } = ctx;
-  const s = ctx.snapshot;
   const lines = new LineFacts(deps.git, deps.repoRoot);
-  const diffOf = (head: string) => ctx.promptDiff(head);
-  const walkStage = async (round: number, stage: Stage, h: StageHandler) => {
-    if (ctx.stage(round, stage) || h.applies?.() === false) return;
+  const facts: WalkFacts = {
+    hasChecks: ctx.snapshot.checks.length > 0,
+    recorded: (round, stage) => ctx.ledger.stage(round, stage) !== undefined,
+    decision: (round) => ctx.ledger.stage(round, 'decide')?.result.decision,
+  };
+  let at = WALK_START;
+  let handlers: { round: number; of: Record<Stage, StageHandler> } | undefined;
+  for (;;) {
+    const step = roundStep(at, facts);
+    at = step.at;
+    const { plan } = step;
+    if (plan.kind === 'stop') return completedEnd(plan.decision.outcome, plan.decision.stopReason);
+    if (plan.kind === 'begin') {
+      ctx.budget.check();
+      await deps.store.beginRound(lease, plan.round, ctx.run.head);
+      continue;
+    }
+    if (handlers?.round !== plan.round)
+      handlers = { round: plan.round, of: stageHandlers(ctx, lease, plan.round, lines) };
+    const h = handlers.of[plan.stage];
     h.before?.();
-    boundary(`before:${stage}`);
-    deps.onEvent?.({ kind: 'stage', runId: ctx.run.id, round, stage, head: ctx.run.head });
+    boundary(`before:${plan.stage}`);
+    deps.onEvent?.({
+      kind: 'stage',
+      runId: ctx.run.id,
+      round: plan.round,
+      stage: plan.stage,
+      head: ctx.run.head,
+    });
     // Each stage notes the row its completion recorded (Store.completeStage returns it): no read back.
     await h.run();
-  };
-  const hasChecks = () => s.checks.length > 0;
-
-  await walkStage(0, 'checks', { applies: hasChecks, run: () => checksStage(ctx, lease, 0) });
-  for (let round = 1; ; round++) {
-    const expected = round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1);
-    // The fixer's "before" view of the user's tree: read beside the last reviewer's call
-    // (without a refuter), else once the refutations are in; by the decision at the latest.
-    let treeBefore: Promise<string> | undefined;
-    const readTreeBefore = () => {
-      // No fix follows the last round the budget allows.
-      if (treeBefore || !ctx.fixer || ctx.stage(round, 'fix') || round >= s.budgets.rounds) return;
-      treeBefore = userTreeState(ctx);
-      treeBefore.catch(() => undefined);
-    };
-    const decision = (): RoundDecision | undefined => ctx.stage(round, 'decide')?.result.decision;
-    const handlers: Record<Stage, StageHandler> = {
-      review: {
-        run: async () => {
-          // The decision's progress evidence compares this revision with the last: read those
-          // diffs while the reviewers work.
-          if (round > 1) prefetchProgressHunks(ctx, lines, round);
-          const besideLastCall = ctx.refuter ? undefined : readTreeBefore;
-          await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected, lines, besideLastCall);
-        },
-      },
-      refute: { run: async () => refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected) },
-      decide: {
-        run: () => {
-          readTreeBefore();
-          return decideStage(ctx, lease, round, lines);
-        },
-      },
-      fix: {
-        before: () => ctx.checkBudgets(),
-        run: async () => {
-          const d = decision();
-          if (d?.kind !== 'fix') throw new Error(`round ${round}: a fix began without a decision to fix`);
-          await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected, d.blockers, treeBefore);
-        },
-      },
-      checks: { applies: hasChecks, run: () => checksStage(ctx, lease, round) },
-    };
-    // A round the ledger has not decided yet is begun (again, after a crash) within the budgets.
-    if (!decision()) {
-      ctx.checkBudgets();
-      await deps.store.beginRound(lease, round, ctx.run.head);
-    }
-    // The decision (recorded or just made) may stop the run after `decide`.
-    for (const stage of ROUND_STAGES) {
-      await walkStage(round, stage, handlers[stage]);
-      const d = stage === 'decide' ? decision() : undefined;
-      if (d?.kind === 'stop') return completedEnd(d.outcome, d.stopReason);
-    }
   }
+}
+
+/** What each stage of round `round` does; round 0 has only its checks. */
+function stageHandlers(
+  ctx: RunContext,
+  lease: Lease,
+  round: number,
+  lines: LineFacts,
+): Record<Stage, StageHandler> {
+  const s = ctx.snapshot;
+  const diffOf = (head: string) => ctx.promptDiff(head);
+  const expected = () => (round === 1 ? s.diffDigest : expectedDigestAfterFix(ctx, round - 1));
+  // The fixer's "before" view of the user's tree: read beside the last reviewer's call
+  // (without a refuter), else once the refutations are in; by the decision at the latest.
+  let treeBefore: Promise<string> | undefined;
+  const readTreeBefore = () => {
+    // No fix follows the last round the budget allows.
+    if (treeBefore || !ctx.fixer || ctx.ledger.stage(round, 'fix') || round >= s.budgets.rounds) return;
+    treeBefore = userTreeState(ctx);
+    treeBefore.catch(() => undefined);
+  };
+  return {
+    review: {
+      run: async () => {
+        // The decision's progress evidence compares this revision with the last: read those
+        // diffs while the reviewers work.
+        if (round > 1) prefetchProgressHunks(ctx, lines, round);
+        const besideLastCall = ctx.refuter ? undefined : readTreeBefore;
+        await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected(), lines, besideLastCall);
+      },
+    },
+    refute: { run: async () => refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected()) },
+    decide: {
+      run: () => {
+        readTreeBefore();
+        return decideStage(ctx, lease, round, lines);
+      },
+    },
+    fix: {
+      before: () => ctx.budget.check(),
+      run: async () => {
+        const d = ctx.ledger.stage(round, 'decide')?.result.decision;
+        if (d?.kind !== 'fix') throw new Error(`round ${round}: a fix began without a decision to fix`);
+        await fixStage(ctx, lease, round, await diffOf(ctx.run.head), expected(), d.blockers, treeBefore);
+      },
+    },
+    checks: { run: () => checksStage(ctx, lease, round) },
+  };
 }
 
 async function buildContext(
@@ -252,7 +272,7 @@ async function buildContext(
   const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
   // Taken last: nothing above may throw while this owner holds a lane of the pool.
   const checkout = takeCheckout(deps, c.pool, run.id, token);
-  const ctx = new RunContext(
+  const ctx = new RunContext({
     deps,
     run,
     loaded,
@@ -260,22 +280,18 @@ async function buildContext(
     refuter,
     fixer,
     startedAt,
-    checkout.dir,
-    new SideWork(),
-    {
-      verdicts,
-      attempts,
-      stages,
-    },
-  );
+    worktree: checkout.dir,
+    sideWork: new SideWork(),
+    judge,
+    recorded: { verdicts, attempts, stages },
+  });
   holdLane(ctx, checkout.lane);
-  ctx.judge = judge;
   return ctx;
 }
 
 /** Starts reading the hunks the decide stage's progress facts need (cached in `lines`). */
 function prefetchProgressHunks(ctx: RunContext, lines: LineFacts, round: number): void {
-  const prev = ctx.stage(round - 1, 'fix')?.result.from;
+  const prev = ctx.ledger.stage(round - 1, 'fix')?.result.from;
   if (!prev) return;
   const { mergeBase } = ctx.snapshot;
   const head = ctx.run.head;
@@ -299,7 +315,7 @@ async function runInLedger(deps: LoopDeps, runId: string): Promise<RunRow> {
 
 /** The diff digest the revision made by round r's fix must hash to. */
 function expectedDigestAfterFix(ctx: RunContext, round: number): string {
-  const fix = ctx.stage(round, 'fix')?.result;
+  const fix = ctx.ledger.stage(round, 'fix')?.result;
   if (!fix) throw new Error(`round ${round + 1} began without round ${round}'s fix in the ledger`);
   return fix.diffDigest;
 }

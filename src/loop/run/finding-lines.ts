@@ -12,7 +12,7 @@ import { MalformedReplyError } from '../errors.js';
 import type { RunContext } from './run-context.js';
 
 export async function checkFindingLines(
-  ctx: Pick<RunContext, 'readBlob' | 'deps'>,
+  ctx: Pick<RunContext, 'facts' | 'deps'>,
   revision: string,
   reply: unknown,
 ): Promise<unknown> {
@@ -27,7 +27,7 @@ export async function checkFindingLines(
   const counts = new Map(
     await Promise.all(
       files.map(async (f) => {
-        const blob = await ctx.readBlob(revision, f);
+        const blob = await ctx.facts.readBlob(revision, f);
         if (blob !== null) return [f, lineCount(blob)] as const;
         const kind = await ctx.deps.git.pathKind?.(ctx.deps.repoRoot, revision, f).catch(() => null);
         return [f, kind === 'submodule' ? 0 : null] as const;

@@ -14,8 +14,8 @@ import type { RunContext } from './run-context.js';
 const MAX_NAMED = 5;
 
 /** Submodule paths of a revision, from its `.gitmodules` (one read per revision, cached). */
-async function submodulePaths(ctx: Pick<RunContext, 'readBlob'>, revision: string): Promise<string[]> {
-  const blob = await ctx.readBlob(revision, '.gitmodules').catch(() => null);
+async function submodulePaths(ctx: Pick<RunContext, 'facts'>, revision: string): Promise<string[]> {
+  const blob = await ctx.facts.readBlob(revision, '.gitmodules').catch(() => null);
   if (!blob) return [];
   const paths: string[] = [];
   for (const m of blob.toString('utf8').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)) paths.push(m[1] as string);
@@ -43,7 +43,7 @@ function filesUnder(root: string, dir: string, max: number): string[] {
  * one was written by the fixer.
  */
 export async function editsInSubmodules(
-  ctx: Pick<RunContext, 'readBlob' | 'worktree'>,
+  ctx: Pick<RunContext, 'facts' | 'worktree'>,
   revision: string,
 ): Promise<string | null> {
   for (const sub of await submodulePaths(ctx, revision)) {
@@ -60,14 +60,15 @@ export async function editsInSubmodules(
  * so an edit and a commit the fixer made are judged alike.
  */
 export async function refusedFixCommit(
-  ctx: Pick<RunContext, 'deps' | 'readBlob'>,
+  ctx: Pick<RunContext, 'deps' | 'facts'>,
   from: string,
   to: string,
 ): Promise<string | null> {
   const changes = await ctx.deps.git.treeChanges(ctx.deps.repoRoot, from, to);
   const links = new Map<string, string>();
   for (const c of changes)
-    if (c.newMode === '120000') links.set(c.path, (await ctx.readBlob(to, c.path))?.toString('utf8') ?? '');
+    if (c.newMode === '120000')
+      links.set(c.path, (await ctx.facts.readBlob(to, c.path))?.toString('utf8') ?? '');
   return refusedFixEntry(changes, links);
 }
 

@@ -55,8 +55,8 @@ async function focused(ctx: RunContext, diff: string, wanted: FocusWanted[]): Pr
   // The files the ignore rules leave out are in no prompt: not in the review's,
   // and not in these. With nothing of this diff ignored, the diff goes as it is (same prompts, same
   // call keys as before).
-  const all = await ctx.promptSections(ctx.run.head, diff, limit);
-  const { kept } = keptSections(ctx.snapshot, all, await ctx.editedByFix(ctx.run.head));
+  const all = await ctx.facts.promptSections(ctx.run.head, diff, limit);
+  const { kept } = keptSections(ctx.snapshot, all, await ctx.facts.editedByFix(ctx.run.head));
   // Every section a slice of the diff (none cut to what git shows: a rename, a large deletion): the
   // diff itself, the same string.
   const whole = kept === all && all.every((s) => s.at !== undefined);

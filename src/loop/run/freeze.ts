@@ -6,7 +6,7 @@
  */
 import { unfinishedEnd } from '../../core/run-state.js';
 import { sha256 } from '../../io/hash.js';
-import { besideNextCall, type Deferred } from '../calls/side-work.js';
+import { besideNextCall, type Deferred } from '../calls/index.js';
 import { type RunContext, RunEnd } from './run-context.js';
 
 /**
@@ -29,7 +29,7 @@ export async function checkFrozen(
   const head = ctx.run.head;
   const mark = ctx.freeze.mark(head);
   if (when === 'before' && ctx.freeze.isCurrent(head)) return;
-  const digestNow = (when === 'record' && fresh?.get()) || ctx.diffDigest(head);
+  const digestNow = (when === 'record' && fresh?.get()) || ctx.facts.digest(head);
   digestNow.catch(() => undefined);
   await judge(ctx, head, async () => {
     if ((await digestNow) !== expectedDiffDigest) {
@@ -62,7 +62,10 @@ async function judge(ctx: RunContext, head: string, diffCheck: (() => Promise<vo
   const source = s.configFrom === 'head' ? head : s.base;
   const headHeld =
     s.headRef === null ? Promise.resolve(true) : git.refHolds(ctx.deps.repoRoot, s.headRef, s.head);
-  const rulesNow = Promise.all([ctx.readBlob(source, s.configPath), ctx.readBlob(source, s.criteriaPath)]);
+  const rulesNow = Promise.all([
+    ctx.facts.readBlob(source, s.configPath),
+    ctx.facts.readBlob(source, s.criteriaPath),
+  ]);
   rulesNow.catch(() => undefined);
   if (s.headRef !== null && !(await headHeld.catch(() => false))) {
     const now = await git.resolve(ctx.deps.repoRoot, s.headRef).catch(() => null);
@@ -97,7 +100,7 @@ async function judge(ctx: RunContext, head: string, diffCheck: (() => Promise<vo
  */
 export function startFreshDigest(ctx: RunContext): Deferred<string> {
   const head = ctx.run.head;
-  return besideNextCall(ctx.sideWork, () => ctx.diffDigest(head));
+  return besideNextCall(ctx.sideWork, () => ctx.facts.digest(head));
 }
 
 /**

@@ -22,11 +22,15 @@ import type { FileContext } from '../../core/file-context.js';
 import type { Lease } from '../../core/ledger.js';
 import { reviewerPrompt } from '../../core/prompt.js';
 import type { DroppedFinding, VerdictRowOf } from '../../core/stage-results.js';
-import { type CallOutcome, callAgent } from '../calls/call.js';
-import { inOrder, runBounded } from '../calls/concurrent-calls.js';
-import { prefixWarming } from '../calls/prefix-warming.js';
-import { VerdictBatch } from '../calls/verdict-batch.js';
-import type { checkoutForReaders } from '../checkout/worktree.js';
+import {
+  type CallOutcome,
+  callAgent,
+  inOrder,
+  prefixWarming,
+  runBounded,
+  VerdictBatch,
+} from '../calls/index.js';
+import type { checkoutForReaders } from '../checkout/index.js';
 import { apiReviewContext } from './api-review-context.js';
 import { checkFindingLines } from './finding-lines.js';
 import type { ReviewPlan } from './review-plan.js';

@@ -1,24 +1,16 @@
-/**
- * Everything the driver knows about the run it holds: the frozen snapshot, the
- * config re-read from the snapshot's source commit, the agents, and what the
- * ledger already recorded (so a resumed run skips every completed stage and
- * reuses every recorded verdict).
- */
-import type { DiffSection } from '../../core/chunks.js';
 import type { AgentConfig, ReviewerConfig } from '../../core/config.js';
 import { leavesOut, NO_IGNORE } from '../../core/ignore.js';
 import type { AttemptRow, RunRow } from '../../core/ledger.js';
 import { type TerminalEnd, unfinishedEnd } from '../../core/run-state.js';
-import type { StageRow, StageRowOf, VerdictRow } from '../../core/stage-results.js';
-import type { Snapshot, Stage } from '../../core/types.js';
+import type { StageRow, VerdictRow } from '../../core/stage-results.js';
+import type { Snapshot } from '../../core/types.js';
 import { PromptFiles } from '../../io/prompt-files.js';
-import type { DiffRead } from '../../ports/git.js';
 import type { Reviewer } from '../../ports/reviewer.js';
 import type { changeSettlements } from '../admission.js';
-import { LedgerCache } from '../calls/ledger-cache.js';
-import type { SideWork } from '../calls/side-work.js';
-import type { JudgeTree } from '../checkout/judge-tree.js';
-import { WorktreeState } from '../checkout/worktree-state.js';
+import type { SideWork } from '../calls/index.js';
+import { LedgerCache } from '../calls/index.js';
+import type { JudgeTree } from '../checkout/index.js';
+import { WorktreeState } from '../checkout/index.js';
 import type { LoadedConfig } from '../config-loader.js';
 import type { LoopDeps } from '../deps.js';
 import { FreezeGuard } from './freeze-guard.js';
@@ -36,6 +28,22 @@ export class RunEnd extends Error {
   constructor(readonly end: TerminalEnd) {
     super(`${end.status}: ${end.reason ?? end.stopReason}${end.detail ? `: ${end.detail}` : ''}`);
   }
+}
+
+/** What a RunContext is built from (the driver's buildContext). */
+export interface RunContextParts {
+  deps: LoopDeps;
+  run: RunRow;
+  loaded: LoadedConfig;
+  reviewers: Agent[];
+  refuter: Agent | null;
+  fixer: Agent | null;
+  /** When round 1 began (the wall budget counts from there), or now for a run not begun. */
+  startedAt: number;
+  worktree: string;
+  sideWork: SideWork;
+  judge: JudgeTree | null;
+  recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] };
 }
 
 export interface Agent {
@@ -63,25 +71,32 @@ export class RunContext {
   private readonly promptFiles: PromptFiles;
 
   /** The read-only copy of the config's commit the judges' own files run from (judge-tree.ts), when they name any. */
-  judge: JudgeTree | null = null;
+  readonly judge: JudgeTree | null;
 
-  constructor(
-    readonly deps: LoopDeps,
-    run: RunRow,
-    readonly loaded: LoadedConfig,
-    readonly reviewers: Agent[],
-    readonly refuter: Agent | null,
-    readonly fixer: Agent | null,
-    startedAt: number,
-    readonly worktree: string,
-    /** The driver's scheduler of work beside agent calls (side-work.ts). */
-    readonly sideWork: SideWork,
-    recorded: { verdicts: VerdictRow[]; attempts: AttemptRow[]; stages: StageRow[] },
-  ) {
+  readonly deps: LoopDeps;
+  readonly loaded: LoadedConfig;
+  readonly reviewers: Agent[];
+  readonly refuter: Agent | null;
+  readonly fixer: Agent | null;
+  /** The run's checkout directory for this owner. */
+  readonly worktree: string;
+  /** The driver's scheduler of work beside agent calls (calls/side-work.ts). */
+  readonly sideWork: SideWork;
+
+  constructor(parts: RunContextParts) {
+    const { deps, run } = parts;
+    this.deps = deps;
+    this.loaded = parts.loaded;
+    this.reviewers = parts.reviewers;
+    this.refuter = parts.refuter;
+    this.fixer = parts.fixer;
+    this.worktree = parts.worktree;
+    this.sideWork = parts.sideWork;
+    this.judge = parts.judge;
     this.current = run;
     this.promptFiles = new PromptFiles(deps.stateDir(deps.repoRoot), { writeFile: deps.writeStateFile });
     this.runRef = new RunRefMoves(deps.git, deps.repoRoot, run.id);
-    this.ledger = new LedgerCache(recorded);
+    this.ledger = new LedgerCache(parts.recorded);
     this.facts = new GitFacts(
       deps.git,
       deps.repoRoot,
@@ -92,7 +107,7 @@ export class RunContext {
     );
     this.budget = new RunBudget(
       run.snapshot.budgets,
-      startedAt,
+      parts.startedAt,
       deps.clock,
       () => this.ledger.spent(),
       (end) => new RunEnd(end),
@@ -116,38 +131,10 @@ export class RunContext {
     return this.loaded.criteria;
   }
 
-  /** Invariant 12: the recorded spend, from every verdict of the run (the ledger's own sum). */
-  get spent(): number {
-    return this.ledger.spent();
-  }
-
-  /** The recorded row of `stage` in `round`, typed by stage. */
-  stage<S extends Stage>(round: number, stage: S): StageRowOf<S> | undefined {
-    return this.ledger.stage(round, stage);
-  }
-
-  /** The call's latest attempt the ledger held when this owner took the run. */
-  lastAttempt(callKey: string): AttemptRow | undefined {
-    return this.ledger.lastAttempt(callKey);
-  }
-
-  noteStage(row: StageRow): void {
-    this.ledger.noteStage(row);
-  }
-
   /** Settlements of the change's earlier runs, by fingerprint, loaded on first use with `load`. */
   priorSettlements(load: () => ReturnType<typeof changeSettlements>): ReturnType<typeof changeSettlements> {
     this.settlements ??= load();
     return this.settlements;
-  }
-
-  /**
-   * The diff digest of mergeBase..head. Commits are immutable, so a digest
-   * computed once for a pair of commit ids holds; `fresh` recomputes it anyway
-   * (the check before a stage's result is recorded).
-   */
-  diffDigest(head: string, fresh = false): Promise<string> {
-    return this.facts.digest(head, fresh);
   }
 
   /**
@@ -162,55 +149,6 @@ export class RunContext {
         throw new RunEnd(unfinishedEnd('failed', 'missing_context', tooLongText(head, textBytes)));
       return text;
     });
-  }
-
-  /** The sections the prompts of `head` cut from its prompt diff `diff` (GitFacts.promptSections). */
-  promptSections(head: string, diff: string, limit: number): Promise<DiffSection[]> {
-    return this.facts.promptSections(head, diff, limit);
-  }
-
-  /** Paths the ignore rules leave out that the run's fixes edited by `head`: reviewed anyway (GitFacts.editedByFix). */
-  editedByFix(head: string): Promise<string[]> {
-    return this.facts.editedByFix(head);
-  }
-
-  /** A diff read before the run began (admission, in this process), for its first round. */
-  seedDiff(head: string, read: DiffRead): void {
-    this.facts.seedDiff(head, read);
-  }
-
-  /** Whether commit `a` exists and is an ancestor of (or equal to) `b`. */
-  isAncestor(a: string, b: string): Promise<boolean> {
-    return this.facts.isAncestor(a, b);
-  }
-
-  /** The blob ids the review's diff of `head` names (GitFacts.noteBlobIds). */
-  noteBlobIds(head: string, ids: ReadonlyMap<string, string>): void {
-    this.facts.noteBlobIds(head, ids);
-  }
-
-  /** Sizes of files at a commit id, unread (Git.blobSizes, by the noted blob ids). */
-  blobSizes(sha: string, paths: readonly string[]): Promise<Map<string, number | null>> {
-    return this.facts.blobSizes(sha, paths);
-  }
-
-  /** A file at a commit id (immutable, so read once). */
-  readBlob(sha: string, path: string): Promise<Buffer | null> {
-    return this.facts.readBlob(sha, path);
-  }
-
-  /** A file at a commit id, not kept after this read (GitFacts.readBlobOnce). */
-  readBlobOnce(sha: string, path: string): Promise<Buffer | null> {
-    return this.facts.readBlobOnce(sha, path);
-  }
-
-  wallDeadline(): number {
-    return this.budget.wallDeadline();
-  }
-
-  /** Invariant 12: the budgets frozen at admission; running out mid-review ends the run with no outcome. */
-  checkBudgets(): void {
-    this.budget.check();
   }
 
   /**

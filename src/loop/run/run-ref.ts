@@ -11,7 +11,7 @@
  * finishes the run moves it then.
  */
 import type { Git } from '../../ports/git.js';
-import { besideNextCall, type CallStarts, type Deferred } from '../calls/side-work.js';
+import { besideNextCall, type CallStarts, type Deferred } from '../calls/index.js';
 
 export const runRefName = (runId: string): string => `refs/revloop/runs/${runId}`;
 

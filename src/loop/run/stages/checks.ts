@@ -14,7 +14,7 @@ import type { Lease } from '../../../core/ledger.js';
 import type { CheckResult } from '../../../core/progress.js';
 import type { ChecksResult } from '../../../core/stage-results.js';
 import { NO_GRANT, roleEnv } from '../../../reviewers/role-env.js';
-import { ensureWorktree } from '../../checkout/worktree.js';
+import { ensureWorktree } from '../../checkout/index.js';
 import { runCheck } from '../run-check.js';
 import type { RunContext } from '../run-context.js';
 
@@ -34,7 +34,7 @@ export async function checksStage(ctx: RunContext, lease: Lease, round: number):
     await ensureWorktree(ctx, head); // the next stage reads the revision under review
   }
   ctx.deps.crashPoint?.('before-complete:checks');
-  ctx.noteStage(await ctx.deps.store.completeStage(lease, { round, stage: 'checks', result }));
+  ctx.ledger.noteStage(await ctx.deps.store.completeStage(lease, { round, stage: 'checks', result }));
 }
 
 /** Each check in order on `sha`, confined in the run's checkout, which is reset to `sha` after each. */
@@ -43,7 +43,7 @@ async function runChecks(ctx: RunContext, sha: string, checks: readonly Check[])
   const results: CheckResult[] = [];
   const run = ctx.deps.runCheck ?? runCheck;
   for (const check of checks) {
-    ctx.checkBudgets();
+    ctx.budget.check();
     // A check runs the change's own code: it gets the allowlist and what its config names, no more.
     const env = roleEnv(ctx.deps.env, { ...NO_GRANT, names: check.env ?? [] });
     const confinement = ctx.deps.confinement?.() ?? null;

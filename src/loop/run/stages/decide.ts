@@ -7,9 +7,9 @@
 
 import { roundCoverageComplete } from '../../../core/coverage.js';
 import { planDecision } from '../../../core/decide-plan.js';
-import { carriedSettlement, decisionCovers } from '../../../core/judged-content.js';
+import { carriedSettlement, decisionCovers, settlementCandidates } from '../../../core/judged-content.js';
 import { findingFingerprint } from '../../../core/keys.js';
-import type { FindingRow, Lease } from '../../../core/ledger.js';
+import type { FindingRow, Lease, Settlement } from '../../../core/ledger.js';
 import { citedChecks, type PriorBlocker, type ProgressFacts, raisedIn } from '../../../core/progress.js';
 import { isBlocker } from '../../../core/run-report.js';
 import type { DecideResult } from '../../../core/stage-results.js';
@@ -24,15 +24,20 @@ export async function decideStage(
   round: number,
   lines: LineFacts,
 ): Promise<DecideResult> {
-  await carryOverSettlements(ctx, lines);
   const { store } = ctx.deps;
   // Facts first (the ledger, git), then the planner (core/decide-plan.ts) decides.
   const findings = await store.listFindings(ctx.run.id);
-  const prev = round > 1 ? ctx.stage(round - 1, 'decide')?.result : undefined;
+  // Inherited settlements count in this decision and are recorded with it, in one completion.
+  const carried = await inheritedSettlements(ctx, findings, lines);
+  for (const { findingId, settlement } of carried) {
+    const f = findings.find((x) => x.id === findingId);
+    if (f) f.settlement = settlement;
+  }
+  const prev = round > 1 ? ctx.ledger.stage(round - 1, 'decide')?.result : undefined;
   const progressFacts = round > 1 ? await gatherProgressFacts(ctx, round, findings, lines) : null;
-  const review = ctx.stage(round, 'review')?.result;
+  const review = ctx.ledger.stage(round, 'review')?.result;
   const reviewsComplete = review !== undefined;
-  const spentUsd = ctx.spent;
+  const spentUsd = ctx.ledger.spent();
   const {
     openBlockers: open,
     evidence,
@@ -65,8 +70,14 @@ export async function decideStage(
     decision,
   };
   ctx.deps.crashPoint?.('before-complete:decide');
-  ctx.noteStage(
-    await store.completeStage(lease, { round, stage: 'decide', result, run: { roundsDone: round } }),
+  ctx.ledger.noteStage(
+    await store.completeStage(lease, {
+      round,
+      stage: 'decide',
+      result,
+      settlements: carried,
+      run: { roundsDone: round },
+    }),
   );
   return result;
 }
@@ -104,8 +115,8 @@ async function gatherProgressFacts(
     });
   }
   const raised = raisedIn(findings, round, CONTROLLER_REVIEWER);
-  const checksOf = (r: number) => ctx.stage(r, 'checks')?.result.results ?? null;
-  const since = ctx.stage(round - 1, 'decide')?.completedAt ?? 0;
+  const checksOf = (r: number) => ctx.ledger.stage(r, 'checks')?.result.results ?? null;
+  const since = ctx.ledger.stage(round - 1, 'decide')?.completedAt ?? 0;
   const settledSince = findings
     .filter((f) => f.dispute !== null && f.settlement !== null && f.settlement.at > since)
     .map((f) => f.id);
@@ -123,22 +134,23 @@ async function gatherProgressFacts(
 
 /**
  * Invariant 16: a finding inherits a decision a named person made first-hand in an earlier
- * run of the change only when it is the same claim on the same content at the same place
- * (core/judged-content.ts); the latest such decision wins.
+ * run of the change only when it is the same claim on the same content at the same place;
+ * the latest such decision wins (core/judged-content.ts names the candidates and decides
+ * which covers; here git says where each candidate's lines went).
  */
-async function carryOverSettlements(ctx: RunContext, lines: LineFacts): Promise<void> {
-  const { store, hash } = ctx.deps;
+async function inheritedSettlements(
+  ctx: RunContext,
+  findings: readonly FindingRow[],
+  lines: LineFacts,
+): Promise<{ findingId: string; settlement: Settlement }[]> {
+  const { hash } = ctx.deps;
   // Earlier runs' settlements, read once per run: the snapshot froze their digest at admission.
   const prior = await ctx.priorSettlements(() => changeSettlements(ctx.deps, ctx.run.changeKey));
-  if (prior.size === 0) return;
-  for (const f of await store.listFindings(ctx.run.id)) {
-    if (f.settlement || !f.content) continue;
-    const candidates = (
-      prior.get(findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash)) ?? []
-    )
-      .filter((j) => j.runId !== ctx.run.id && j.content === f.content)
-      .sort((a, b) => (b.settlement?.at ?? 0) - (a.settlement?.at ?? 0));
-    for (const judged of candidates) {
+  const out: { findingId: string; settlement: Settlement }[] = [];
+  if (prior.size === 0) return out;
+  for (const f of findings) {
+    const fingerprint = findingFingerprint(f.reviewer, f.reported.file, f.reported.claim, hash);
+    for (const judged of settlementCandidates(f, prior, fingerprint)) {
       const r = judged.reported;
       // Where the judged lines went at this finding's revision (git, once per pair of revisions).
       const now =
@@ -149,8 +161,9 @@ async function carryOverSettlements(ctx: RunContext, lines: LineFacts): Promise<
               .catch(() => null);
       if (!decisionCovers(judged, f, now, CONTROLLER_REVIEWER)) continue;
       const when = new Date(judged.settlement?.at ?? 0).toISOString();
-      await store.settle(f.id, carriedSettlement(judged, when));
+      out.push({ findingId: f.id, settlement: carriedSettlement(judged, when) });
       break;
     }
   }
+  return out;
 }

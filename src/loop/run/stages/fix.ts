@@ -17,8 +17,8 @@ import { fixerPrompt } from '../../../core/prompt.js';
 import { fixerReplySchema } from '../../../core/replies.js';
 import type { FixResult, RecordedFix } from '../../../core/stage-results.js';
 import type { FixerReply } from '../../../core/types.js';
-import { callAgent } from '../../calls/call.js';
-import { ensureWorktree } from '../../checkout/worktree.js';
+import { callAgent } from '../../calls/index.js';
+import { ensureWorktree } from '../../checkout/index.js';
 import { MalformedReplyError } from '../../errors.js';
 import { haveFixCommitOrEnd, keepFixBundle } from '../fix-bundles.js';
 import { changedPaths, editsInSubmodules, refusedFixCommit } from '../fix-landing.js';
@@ -151,7 +151,7 @@ async function commitFixerEdit(ctx: RunContext, lease: Lease, call: FixCall) {
     : Promise.resolve();
   kept.catch(() => undefined);
   // The new commit's first read is fresh, and gives the next round's prompt diff too.
-  const digest = commit ? ctx.diffDigest(commit) : Promise.resolve(expectedDigest);
+  const digest = commit ? ctx.facts.digest(commit) : Promise.resolve(expectedDigest);
   digest.catch(() => undefined);
   const userChanges = userTreeState(ctx).then(async (after) =>
     changedPaths(await call.userTreeBefore, after),
@@ -242,7 +242,7 @@ async function recordFix(
     ...(reply.userTreeChanged ? { userTreeChanged: reply.userTreeChanged } : {}),
   };
   ctx.deps.crashPoint?.('before-complete:fix');
-  ctx.noteStage(
+  ctx.ledger.noteStage(
     await ctx.deps.store.completeStage(lease, {
       round,
       stage: 'fix',

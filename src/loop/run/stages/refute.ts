@@ -7,8 +7,8 @@ import type { Lease, Refutation } from '../../../core/ledger.js';
 import { refuterPrompt } from '../../../core/prompt.js';
 import { refutationOf, refutationTargets } from '../../../core/refute-plan.js';
 import type { RefuteResult } from '../../../core/stage-results.js';
-import { callAgent } from '../../calls/call.js';
-import { checkoutForReaders } from '../../checkout/worktree.js';
+import { callAgent } from '../../calls/index.js';
+import { checkoutForReaders } from '../../checkout/index.js';
 import { refuterDiff } from '../focused-prompts.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import { type RunContext, RunEnd } from '../run-context.js';
@@ -28,7 +28,7 @@ export async function refuteStage(
     round,
     {
       hasRefuter: refuter !== null,
-      spentUsd: ctx.spent,
+      spentUsd: ctx.ledger.spent(),
       budgets: ctx.snapshot.budgets,
       maxPerReply: ctx.snapshot.review?.maxRefutedPerReply,
     },
@@ -81,7 +81,7 @@ export async function refuteStage(
     await Promise.all([checkout.settle(), checkFrozen(ctx, expectedDigest, 'record', fresh)]);
   }
   ctx.deps.crashPoint?.('before-complete:refute');
-  ctx.noteStage(
+  ctx.ledger.noteStage(
     await ctx.deps.store.completeStage(lease, {
       round,
       stage: 'refute',

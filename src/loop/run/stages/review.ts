@@ -17,8 +17,8 @@ import { passCandidates, type RecordedReview, type ScopeFacts } from '../../../c
 import { type ChecksResult, type ReviewResult, reviewerVerdicts } from '../../../core/stage-results.js';
 import { isBlockingSeverity, type ReportedFinding, type ReviewerSpec } from '../../../core/types.js';
 import type { NewFinding } from '../../../ports/store.js';
-import { besideNextCall } from '../../calls/side-work.js';
-import { checkoutForReaders } from '../../checkout/worktree.js';
+import { besideNextCall } from '../../calls/index.js';
+import { checkoutForReaders } from '../../checkout/index.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
 import { reviewCalls, roundCoverage } from '../review-calls.js';
@@ -57,10 +57,10 @@ export async function reviewStage(
   // of two commits, done beside the first call.
   const protectedRead = besideNextCall(ctx.sideWork, () => editedProtectedPaths(ctx, head));
   // The round's calls (one per reviewer and chunk) run side by side, recorded in configured order.
-  const editedByFix = await ctx.editedByFix(head);
-  const sections = await ctx.promptSections(head, diff, chunkLimit(ctx.snapshot));
+  const editedByFix = await ctx.facts.editedByFix(head);
+  const sections = await ctx.facts.promptSections(head, diff, chunkLimit(ctx.snapshot));
   const plan = planReview(ctx.snapshot, diff, sections, editedByFix);
-  ctx.noteBlobIds(head, plan.blobIds);
+  ctx.facts.noteBlobIds(head, plan.blobIds);
   const hiddenRead = besideNextCall(ctx.sideWork, () => textShownAsBinary(ctx, head, sections, plan));
   const got = await reviewCalls(ctx, lease, round, head, plan, checkout, besideLastCall);
   // Started now, awaited before recording: it runs beside the gating and scope reads.
@@ -121,7 +121,7 @@ export async function reviewStage(
   };
   // No run spend here: the store adds every cent as it is recorded, paid rejections included (invariant 12).
   ctx.deps.crashPoint?.('before-complete:review');
-  ctx.noteStage(
+  ctx.ledger.noteStage(
     await ctx.deps.store.completeStage(lease, {
       round,
       stage: 'review',
@@ -166,7 +166,7 @@ async function latestPasses(ctx: RunContext, head: string): Promise<Map<string, 
   const candidates = passCandidates(recorded, identitiesOf(ctx.snapshot.reviewers), head);
   for (const [reviewer, revisions] of candidates) {
     for (const revision of revisions) {
-      if (!(await ctx.isAncestor(revision, head))) continue;
+      if (!(await ctx.facts.isAncestor(revision, head))) continue;
       out.set(reviewer, revision);
       break;
     }
@@ -186,13 +186,13 @@ async function editedProtectedPaths(ctx: RunContext, head: string): Promise<stri
 
 /** Invariant 16: what a reviewer's finding judged, the text of its lines at the revision. */
 async function judgedLines(ctx: RunContext, head: string, f: ReportedFinding): Promise<string> {
-  const blob = await ctx.readBlob(head, f.file).catch(() => null);
+  const blob = await ctx.facts.readBlob(head, f.file).catch(() => null);
   return linesDigest(f.file, blob?.toString('utf8') ?? null, f.line, f.endLine ?? f.line, ctx.deps.hash);
 }
 
 /** Invariant 16: what a protected-path finding judged, the path's blob at the revision. */
 async function judgedBlob(ctx: RunContext, head: string, path: string): Promise<string> {
-  const blob = await ctx.readBlob(head, path).catch(() => null);
+  const blob = await ctx.facts.readBlob(head, path).catch(() => null);
   return blobDigest(path, blob?.toString('base64') ?? null, ctx.deps.hash);
 }
 
@@ -224,7 +224,7 @@ async function textShownAsBinary(
   const out: string[] = [];
   for (const s of sections) {
     if (plan.isIgnored(s.path) !== null || !shownAsBinary(s.text)) continue;
-    const blob = await ctx.readBlobOnce(head, s.path).catch(() => null);
+    const blob = await ctx.facts.readBlobOnce(head, s.path).catch(() => null);
     if (blob && textHiddenAsBinary(blob)) out.push(s.path);
   }
   return out;
@@ -251,7 +251,7 @@ function hiddenTextFinding(
 function checksOfRun(ctx: RunContext, round: number): ChecksResult[] {
   const out: ChecksResult[] = [];
   for (let r = 0; r < round; r++) {
-    const checks = ctx.stage(r, 'checks')?.result;
+    const checks = ctx.ledger.stage(r, 'checks')?.result;
     if (checks) out.push(checks);
   }
   return out;
