@@ -4,6 +4,7 @@
  * resumed run costs at most the interrupted call), until the pure decision
  * says stop or an input check, a budget or a failed call ends it.
  */
+import { type LoadedConfig, loadConfigAt } from '../config/loader.js';
 import type { RoundDecision } from '../core/decide.js';
 import { RevloopError } from '../core/errors.js';
 import type { Lease, RunRow } from '../core/ledger.js';
@@ -11,7 +12,6 @@ import { ROUND_STAGES } from '../core/round-order.js';
 import { completedEnd, type TerminalEnd, unfinishedEnd } from '../core/run-state.js';
 import type { Stage } from '../core/types.js';
 import type { Admission } from './admission.js';
-import { type LoadedConfig, loadConfigAt } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { StopRequestedError } from './errors.js';
 import { haveFixCommitOrEnd } from './fix-bundles.js';

@@ -4,6 +4,7 @@
  * ledger already recorded (so a resumed run skips every completed stage and
  * reuses every recorded verdict).
  */
+import type { LoadedConfig } from '../config/loader.js';
 import type { DiffSection } from '../core/chunks.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import { leavesOut, NO_IGNORE } from '../core/ignore.js';
@@ -15,7 +16,6 @@ import { PromptFiles } from '../io/prompt-files.js';
 import type { DiffRead } from '../ports/git.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { changeSettlements } from './admission.js';
-import type { LoadedConfig } from './config-loader.js';
 import type { LoopDeps } from './deps.js';
 import { FreezeGuard } from './freeze-guard.js';
 import { GitFacts } from './git-facts.js';
