@@ -9,7 +9,7 @@
  * without escapes), one-line flow collections, and comments. It answers only
  * when the whole text is inside that subset, so the yaml package parses it
  * without error and builds the same `keys:` (duplicate keys, stray
- * indentation, anchors, tags, block scalars, multi-line scalars, documents
+ * indentation, anchors, tags, block scalars, multi-line scalars, document
  * markers and every other form leave it), and only when `keys:` is absent,
  * empty or a list of strings. Otherwise it returns undefined and the caller
  * reads the file with the yaml package (document.ts).
@@ -32,7 +32,8 @@ interface Line {
 
 /** A mapping key the subset reads: a plain name, never one YAML resolves to null or a boolean. */
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]{0,99}):(?= |$)/;
-const NOT_STRING_KEY = /^(null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+/** Plain words YAML reads as null or a boolean, never as a string. */
+const NULL_OR_BOOLEAN = /^(null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 
 /** The `keys:` list of YAML text, [] when absent or empty, or undefined when it needs the real parser. */
 export function fastConfigKeys(text: string): string[] | undefined {
@@ -92,7 +93,7 @@ class BlockReader {
     for (let line = this.lines[this.i]; line?.indent === indent; line = this.lines[this.i]) {
       const key = KEY.exec(line.body)?.[1];
       // YAML refuses a key twice in one mapping.
-      if (key === undefined || NOT_STRING_KEY.test(key) || map.has(key)) throw BEYOND;
+      if (key === undefined || NULL_OR_BOOLEAN.test(key) || map.has(key)) throw BEYOND;
       this.i++;
       map.set(key, this.value(line.body.slice(key.length + 1), indent, true));
     }
@@ -153,7 +154,7 @@ function plain(text: string, forbidden: RegExp): Value {
     throw BEYOND;
   // YAML's core schema reads these as null, booleans or numbers (with room to spare: `1_0` is a string there).
   if (
-    NOT_STRING_KEY.test(text) ||
+    NULL_OR_BOOLEAN.test(text) ||
     /^~|^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$|^[-+]?\.?[0-9][0-9a-zA-Z._+-]*$/.test(text)
   )
     return MAYBE_NOT_STRING;
@@ -178,7 +179,7 @@ function flow(s: string, at: number): { value: Value; end: number } {
   for (;;) {
     if (map) {
       const key = /^([A-Za-z_][A-Za-z0-9_-]{0,99}): /.exec(s.slice(i))?.[1];
-      if (key === undefined || NOT_STRING_KEY.test(key) || map.has(key)) throw BEYOND;
+      if (key === undefined || NULL_OR_BOOLEAN.test(key) || map.has(key)) throw BEYOND;
       const item = flowItem(s, skipSpaces(s, i + key.length + 2));
       map.set(key, item.value);
       i = item.end;
