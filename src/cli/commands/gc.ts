@@ -9,10 +9,10 @@ import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
 import { sweepTempFiles } from '../../io/temp-sweep.js';
+import { sweepJudgeTrees } from '../../loop/checkout/judge-tree.js';
+import { sweepPool } from '../../loop/checkout/pool/gc.js';
+import { poolDir } from '../../loop/checkout/pool/location.js';
 import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
-import { sweepJudgeTrees } from '../../loop/judge-tree.js';
-import { sweepPool } from '../../pool/gc.js';
-import { poolDir } from '../../pool/location.js';
 import type { Git } from '../../ports/git.js';
 import { type Command, printJson } from '../io.js';
 
