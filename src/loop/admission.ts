@@ -3,6 +3,14 @@
  * snapshot, and ask the store for the one run of its admission key.
  */
 import { relative } from 'node:path';
+import { ConfigLoadError } from '../config/errors.js';
+import {
+  agentFileDigests,
+  agentFiles,
+  type LoadedConfig,
+  loadConfigAt,
+  protectedPaths,
+} from '../config/loader.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { type IgnoreRules, leavesOut } from '../core/ignore.js';
@@ -18,15 +26,8 @@ import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult, RerunRequest } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
 import { poolDir } from './checkout/index.js';
-import {
-  agentFileDigests,
-  agentFiles,
-  type LoadedConfig,
-  loadConfigAt,
-  protectedPaths,
-} from './config-loader.js';
 import type { LoopDeps } from './deps.js';
-import { ConfigLoadError, NothingToReviewError } from './errors.js';
+import { NothingToReviewError } from './errors.js';
 
 export interface AdmitRequest {
   repoDir: string;

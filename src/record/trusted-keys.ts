@@ -10,13 +10,10 @@
 
 import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_NAMES } from '../core/config-names.js';
+import { configKeysAt } from '../config/keys.js';
 import type { Git } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
-import { fastConfigKeys } from './config-keys.js';
 import { verifierFromPem } from './keys.js';
-
-export { CONFIG_NAMES };
 
 export interface TrustedKeys {
   verifiers: Verifier[];
@@ -24,38 +21,6 @@ export interface TrustedKeys {
   sources: string[];
   /** Keys named but unusable (missing at the commit, not a key), for messages. */
   skipped: string[];
-}
-
-/**
- * The config's `keys:` at `sha`, read without validating the rest (verify
- * stays light). `configPath` (the record's) is tried first, then the default names.
- */
-export async function configKeysAt(
-  git: Git,
-  root: string,
-  sha: string,
-  configPath?: string,
-): Promise<string[]> {
-  const names = configPath ? [configPath, ...CONFIG_NAMES.filter((n) => n !== configPath)] : CONFIG_NAMES;
-  for (const name of names) {
-    const bytes = await git.readFile(root, sha, name);
-    if (!bytes) continue;
-    const text = bytes.toString('utf8');
-    let value: unknown;
-    try {
-      if (name.endsWith('.json')) value = JSON.parse(text);
-      else {
-        const fast = fastConfigKeys(text);
-        // yaml is loaded only when the fast reader cannot tell: it costs more start-up than node itself.
-        value = fast ? { keys: fast } : (await import('yaml')).parse(text);
-      }
-    } catch {
-      return [];
-    }
-    const keys = (value as { keys?: unknown } | null)?.keys;
-    return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
-  }
-  return [];
 }
 
 /**

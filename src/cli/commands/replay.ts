@@ -1,7 +1,7 @@
+import { loadConfigAt } from '../../config/loader.js';
 import { UsageError } from '../../core/errors.js';
 import { replayRun } from '../../core/replay.js';
 import { sha256 } from '../../io/hash.js';
-import { loadConfigAt } from '../../loop/config-loader.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { loadRunReport } from '../../loop/outputs/run-report-loader.js';
 import { openRepo } from '../context.js';

@@ -4,6 +4,7 @@
  * resumed run costs at most the interrupted call), until the pure decision
  * says stop or an input check, a budget or a failed call ends it.
  */
+import { type LoadedConfig, loadConfigAt } from '../../config/loader.js';
 import { RevloopError } from '../../core/errors.js';
 import type { Lease, RunRow } from '../../core/ledger.js';
 import { roundStep, WALK_START, type WalkFacts } from '../../core/round-step.js';
@@ -19,7 +20,6 @@ import {
   removeRunWorktrees,
   takeCheckout,
 } from '../checkout/index.js';
-import { type LoadedConfig, loadConfigAt } from '../config-loader.js';
 import type { LoopDeps } from '../deps.js';
 import { StopRequestedError } from '../errors.js';
 import { writeRunOutputs } from '../outputs/index.js';

@@ -1,3 +1,10 @@
+/**
+ * Everything the driver knows about the run it holds: the frozen snapshot, the
+ * config re-read from the snapshot's source commit, the agents, and what the
+ * ledger already recorded (so a resumed run skips every completed stage and
+ * reuses every recorded verdict).
+ */
+import type { LoadedConfig } from '../../config/loader.js';
 import type { AgentConfig, ReviewerConfig } from '../../core/config.js';
 import { leavesOut, NO_IGNORE } from '../../core/ignore.js';
 import type { AttemptRow, RunRow } from '../../core/ledger.js';
@@ -7,11 +14,8 @@ import type { Snapshot } from '../../core/types.js';
 import { PromptFiles } from '../../io/prompt-files.js';
 import type { Reviewer } from '../../ports/reviewer.js';
 import type { changeSettlements } from '../admission.js';
-import type { SideWork } from '../calls/index.js';
-import { LedgerCache } from '../calls/index.js';
-import type { JudgeTree } from '../checkout/index.js';
-import { WorktreeState } from '../checkout/index.js';
-import type { LoadedConfig } from '../config-loader.js';
+import { LedgerCache, type SideWork } from '../calls/index.js';
+import { type JudgeTree, WorktreeState } from '../checkout/index.js';
 import type { LoopDeps } from '../deps.js';
 import { FreezeGuard } from './freeze-guard.js';
 import { GitFacts } from './git-facts.js';

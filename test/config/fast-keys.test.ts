@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { fastConfigKeys } from '../../src/record/config-keys.js';
+import { fastConfigKeys } from '../../src/config/fast-keys.js';
 
 const yamlKeys = (text: string): string[] => {
   const v = parse(text) as { keys?: unknown } | null;

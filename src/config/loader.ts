@@ -4,16 +4,14 @@
  * file and the key.
  */
 
-import { parse as parseYaml } from 'yaml';
-import { type Config, parseConfig } from '../core/config.js';
-import { CONFIG_NAMES } from '../core/config-names.js';
+import type { Config } from '../core/config.js';
 import { type AttributeRule, parseLinguistAttributes } from '../core/ignore.js';
 import type { Snapshot } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 import type { Git } from '../ports/git.js';
 import { ConfigLoadError } from './errors.js';
-
-export { CONFIG_NAMES };
+import { CONFIG_NAMES, configFileAt } from './locate.js';
+import { parseConfigText } from './parse.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -27,35 +25,6 @@ export interface LoadedConfig {
   attributes?: AttributeRule[];
 }
 
-/** Parses config text; `file` is only used to name it in errors. */
-export function parseConfigText(text: string, file: string): Config {
-  let raw: unknown;
-  try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    const msg = (err as Error).message.split('\n')[0] ?? 'parse error';
-    const at = errorPosition(err, text);
-    throw new ConfigLoadError(
-      `${file}: invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${msg.replace(/ at line \d+, column \d+:?$/, '')}`,
-      { file, ...at },
-    );
-  }
-  if (raw === null || raw === undefined) throw new ConfigLoadError(`${file}: the file is empty`, { file });
-  const res = parseConfig(raw);
-  if (!res.ok) throw new ConfigLoadError(`${file}: ${res.path}: ${res.message}`, { file, key: res.path });
-  return res.config;
-}
-
-/** Line and column (1-based) of a YAML or JSON parse error, when the parser says where. */
-function errorPosition(err: unknown, text: string): { line: number; col: number } | null {
-  const yamlPos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-  if (yamlPos) return { line: yamlPos.line, col: yamlPos.col };
-  const offset = /at position (\d+)/.exec((err as Error).message ?? '')?.[1];
-  if (offset === undefined) return null;
-  const before = text.slice(0, Number(offset)).split('\n');
-  return { line: before.length, col: (before[before.length - 1]?.length ?? 0) + 1 };
-}
-
 export async function loadConfigAt(
   git: Git,
   repo: string,
@@ -63,21 +32,14 @@ export async function loadConfigAt(
   explicitPath?: string,
 ): Promise<LoadedConfig> {
   const names = explicitPath ? [explicitPath] : CONFIG_NAMES;
-  let configPath: string | undefined;
-  let bytes: Buffer | null = null;
-  for (const name of names) {
-    bytes = await git.readFile(repo, commit, name);
-    if (bytes) {
-      configPath = name;
-      break;
-    }
-  }
-  if (!bytes || !configPath) {
+  const file = await configFileAt(git, repo, commit, names);
+  if (!file) {
     throw new ConfigLoadError(
       `no ${names.join(' or ')} in commit ${commit.slice(0, 12)} (config is read from that commit: commit it there, or pass --config-from head)`,
       { commit },
     );
   }
+  const { name: configPath, bytes } = file;
   const config = parseConfigText(bytes.toString('utf8'), configPath);
   const criteriaBytes = await git.readFile(repo, commit, config.criteria);
   if (!criteriaBytes) {
