@@ -11,7 +11,7 @@
 import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_NAMES } from '../core/config-names.js';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs, GitDiffs } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
 import { fastConfigKeys } from './config-keys.js';
 import { verifierFromPem } from './keys.js';
@@ -31,7 +31,7 @@ export interface TrustedKeys {
  * stays light). `configPath` (the record's) is tried first, then the default names.
  */
 export async function configKeysAt(
-  git: Git,
+  git: GitBlobs,
   root: string,
   sha: string,
   configPath?: string,
@@ -64,7 +64,7 @@ export async function configKeysAt(
  * read through `repo` meanwhile (every read is a git process, so overlap pays).
  */
 export async function trustedKeys(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: {
     repo: string;
     root: string | Promise<string>;
@@ -119,7 +119,7 @@ export async function trustedKeys(
 
 /** A listed key's bytes at the trusted commit; 'symlink' for a link entry (never followed), null when absent. */
 async function configKeyAt(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   sha: string,
   path: string,
@@ -207,7 +207,7 @@ const KEY_FILE_MAX_BYTES = 16 * 1024;
  * local) is never trusted.
  */
 async function keysTheChangeBrings(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: { repo: string; head: string | Promise<string>; trustSha: string },
 ): Promise<Set<string>> {
   const ids = new Set<string>();

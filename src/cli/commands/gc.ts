@@ -13,7 +13,7 @@ import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
 import { sweepJudgeTrees } from '../../loop/judge-tree.js';
 import { sweepPool } from '../../pool/gc.js';
 import { poolDir } from '../../pool/location.js';
-import type { Git } from '../../ports/git.js';
+import type { GitWorktrees } from '../../ports/git.js';
 import { type Command, printJson } from '../io.js';
 
 interface Opts {
@@ -111,7 +111,7 @@ async function prunePromptsOlderThan(
 
 /** Checkouts outside the pool (`<tmp>/revloop-worktrees/<repo>-<run>-<token>`) whose run has ended or is unknown. */
 async function sweepOwnCheckouts(
-  git: Git,
+  git: GitWorktrees,
   root: string,
   opts: Opts,
   env: NodeJS.ProcessEnv,
