@@ -249,7 +249,7 @@ export function runForgeContract(impl: ForgeImplementation): void {
     for (const [name, run] of Object.entries(FORGE_CASES) as [ForgeCase, Case][]) {
       const reason = skipped.get(name);
       if (reason) it.skip(`${name} (skipped: ${reason})`, () => {});
-      else it(name, () => run(w), 30_000);
+      else it(name, () => run(w));
     }
   });
 }

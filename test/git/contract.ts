@@ -242,7 +242,7 @@ export function runGitContract(impl: GitImplementation): void {
     for (const [name, run] of Object.entries(GIT_CASES) as [GitCase, Case][]) {
       const reason = skipped.get(name);
       if (reason) it.skip(`${name} (skipped: ${reason})`, () => {});
-      else it(name, () => run(git, fx), 30_000);
+      else it(name, () => run(git, fx));
     }
   });
 }
