@@ -4,7 +4,7 @@
  * verify stays light. The fast path is the same reader's answer: where it
  * answers, the yaml package answers the same (test/config/fast-keys.*).
  */
-import type { Git } from '../ports/git.js';
+import type { GitBlobs } from '../ports/git.js';
 import { fastConfigKeys } from './fast-keys.js';
 import { CONFIG_NAMES, configFileAt } from './locate.js';
 
@@ -14,7 +14,7 @@ import { CONFIG_NAMES, configFileAt } from './locate.js';
  * then the default names.
  */
 export async function configKeysAt(
-  git: Git,
+  git: GitBlobs,
   root: string,
   sha: string,
   configPath?: string,

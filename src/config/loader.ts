@@ -8,7 +8,7 @@ import type { Config } from '../core/config.js';
 import { type AttributeRule, parseLinguistAttributes } from '../core/ignore.js';
 import type { Snapshot } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs } from '../ports/git.js';
 import { ConfigLoadError } from './errors.js';
 import { CONFIG_NAMES, configFileAt } from './locate.js';
 import { parseConfigText } from './parse.js';
@@ -26,7 +26,7 @@ export interface LoadedConfig {
 }
 
 export async function loadConfigAt(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   commit: string,
   explicitPath?: string,
@@ -103,7 +103,7 @@ export function agentFiles(a: {
  * reviewer.
  */
 export async function agentFileDigests(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   loaded: LoadedConfig,
 ): Promise<Map<string, string | null>> {
@@ -126,7 +126,7 @@ const normalizePath = (p: string): string => p.replace(/^\.\//, '');
  * frozen from; refused when those bytes no longer hash to the run's config
  * digest (the commit was rewritten), never silently another config.
  */
-export async function loadRunConfig(git: Git, repo: string, snapshot: Snapshot): Promise<Config> {
+export async function loadRunConfig(git: GitBlobs, repo: string, snapshot: Snapshot): Promise<Config> {
   const commit = snapshot.configFrom === 'head' ? snapshot.head : snapshot.base;
   const loaded = await loadConfigAt(git, repo, commit, snapshot.configPath);
   if (loaded.configDigest !== snapshot.configDigest)

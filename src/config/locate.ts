@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs } from '../ports/git.js';
 
 /** The names a config is looked for under, in this order. */
 export const CONFIG_NAMES = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'] as const;
@@ -18,7 +18,7 @@ export interface ConfigFile {
 
 /** The first of `names` present at `commit` (read one after another, in order), or null. */
 export async function configFileAt(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   commit: string,
   names: readonly string[] = CONFIG_NAMES,

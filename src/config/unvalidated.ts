@@ -5,13 +5,13 @@
  * tree (the change's, only ever compared with the trusted choice). A file
  * that does not parse, or holds no mapping, reads as null.
  */
-import type { Git } from '../ports/git.js';
+import type { GitBlobs } from '../ports/git.js';
 import { readConfigMapping } from './document.js';
 import { configFileAt, configFileInTree } from './locate.js';
 
 /** The config at a commit, parsed but not validated. */
 export async function configAt(
-  git: Git,
+  git: GitBlobs,
   repoRoot: string,
   sha: string,
 ): Promise<Record<string, unknown> | null> {

@@ -16,7 +16,7 @@ import type { JudgeReply } from '../core/types.js';
 import { attemptUntilDone } from '../loop/calls/index.js';
 import type { Clock, Random } from '../ports/clock.js';
 import type { Reviewer } from '../ports/reviewer.js';
-import type { Store } from '../ports/store.js';
+import type { JudgementLog } from '../ports/store.js';
 import type { EvalFinding } from './case-result.js';
 import type { Defect } from './corpus-schema.js';
 import { JudgeReplyError } from './errors.js';
@@ -30,7 +30,8 @@ export interface Judge {
 
 export interface JudgeCaseInput {
   judge: Judge;
-  store: Store;
+  /** The judge records and reads back only its own decisions. */
+  store: JudgementLog;
   hash: Hash;
   now: () => number;
   /** Waits between attempts, and draws their jitter: the loop's clock and randomness. */

@@ -11,7 +11,7 @@
 import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configKeysAt } from '../config/keys.js';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs, GitDiffs } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
 import { verifierFromPem } from './keys.js';
 
@@ -29,7 +29,7 @@ export interface TrustedKeys {
  * read through `repo` meanwhile (every read is a git process, so overlap pays).
  */
 export async function trustedKeys(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: {
     repo: string;
     root: string | Promise<string>;
@@ -84,7 +84,7 @@ export async function trustedKeys(
 
 /** A listed key's bytes at the trusted commit; 'symlink' for a link entry (never followed), null when absent. */
 async function configKeyAt(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   sha: string,
   path: string,
@@ -172,7 +172,7 @@ const KEY_FILE_MAX_BYTES = 16 * 1024;
  * local) is never trusted.
  */
 async function keysTheChangeBrings(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: { repo: string; head: string | Promise<string>; trustSha: string },
 ): Promise<Set<string>> {
   const ids = new Set<string>();
