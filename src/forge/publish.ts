@@ -7,7 +7,7 @@
  */
 import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
 import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
-import type { Store } from '../ports/store.js';
+import type { LedgerQueries } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
 import type { ExecuteResult, ForgeAdapter } from './adapter.js';
 import { planPublication } from './plan.js';
@@ -16,7 +16,7 @@ import type { Conclusion, PublishOptions, RecordCheck, RunView, Suggestion } fro
 import { priorSettlements, runView } from './view.js';
 
 export interface PublishDeps {
-  store: Store;
+  store: LedgerQueries;
   /** Read only: the fixer's hunks and files, and the record's verification. */
   git: GitRevisions & GitDiffs & GitBlobs;
   repoRoot: string;

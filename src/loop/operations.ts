@@ -8,6 +8,7 @@ import type { Lease, RunRow } from '../core/ledger.js';
 import { unfinishedEnd } from '../core/run-state.js';
 import { isTerminal } from '../core/types.js';
 import { pidAlive } from '../io/pid.js';
+import type { LedgerQueries } from '../ports/store.js';
 import { recordPathFor } from '../record/write.js';
 import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
@@ -96,7 +97,10 @@ export async function reviewRevision(
   return { ...(await joinRun(deps, r.run, out, admittedHere)), admitted: r.kind, admission };
 }
 
-export async function findRunOrThrow(deps: Pick<LoopDeps, 'store'>, idOrPrefix: string): Promise<RunRow> {
+export async function findRunOrThrow(
+  deps: { store: Pick<LedgerQueries, 'findRun'> },
+  idOrPrefix: string,
+): Promise<RunRow> {
   const run = await deps.store.findRun(idOrPrefix);
   if (!run) throw new UnknownRunError(idOrPrefix);
   return run;

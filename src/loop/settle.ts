@@ -8,7 +8,7 @@
 import { SETTLE_DECISIONS } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
 import type { FindingRow, RunRow, Settlement } from '../core/ledger.js';
-import type { Store } from '../ports/store.js';
+import type { LedgerQueries, RunLedger } from '../ports/store.js';
 import { UnknownFindingError } from '../store/errors.js';
 
 /** Longest name a settlement keeps: a person, not a document. */
@@ -61,7 +61,11 @@ export function parseSettleRequest(req: SettleRequest): {
  * UnknownFindingError, a settled one AlreadySettledError (from the store, in
  * its transaction: two people racing cannot both settle).
  */
-export async function settleFinding(store: Store, req: SettleRequest, now: number): Promise<Settled> {
+export async function settleFinding(
+  store: LedgerQueries & Pick<RunLedger, 'settle'>,
+  req: SettleRequest,
+  now: number,
+): Promise<Settled> {
   const input = parseSettleRequest(req);
   const found = await store.getFinding(input.finding);
   if (!found) throw new UnknownFindingError(input.finding);

@@ -13,7 +13,7 @@ import { createGit } from '../git/index.js';
 import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
 import { settleFinding } from '../loop/settle.js';
 import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
-import type { Store } from '../ports/store.js';
+import type { LedgerQueries, RunLedger } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
 import { assetStore, defaultAssetRoot, type StaticFile } from './assets.js';
 import { registerEvalRoutes } from './eval-page.js';
@@ -25,7 +25,7 @@ import { APP_CSS } from './styles.js';
 import type { DiffView, RunsResponse, VerifyView } from './view-types.js';
 
 export interface AppOptions {
-  store: Store;
+  store: LedgerQueries & Pick<RunLedger, 'settle'>;
   /** The repository the ledger belongs to: fix diffs and record verification read it. */
   repoRoot: string;
   /** The per-process token the settle route requires. */

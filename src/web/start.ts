@@ -5,14 +5,14 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
-import type { Store } from '../ports/store.js';
+import type { LedgerQueries, RunLedger } from '../ports/store.js';
 import { UiStartError } from './errors.js';
 import type { EvalReports } from './eval-reports.js';
 import { allowedHosts, newToken } from './security.js';
 import { createApp } from './server.js';
 
 export interface StartUiOptions {
-  store: Store;
+  store: LedgerQueries & Pick<RunLedger, 'settle'>;
   repoRoot: string;
   /** Default 127.0.0.1. */
   host?: string | undefined;

@@ -1,9 +1,9 @@
 /** Reads everything the ledger holds about one run into a RunReport. */
 import type { RunReport } from '../../core/run-report.js';
-import type { Store } from '../../ports/store.js';
+import type { LedgerQueries } from '../../ports/store.js';
 import { redactDeep, secretValues } from '../../reviewers/redact.js';
 
-export async function loadRunReport(store: Store, runId: string): Promise<RunReport | null> {
+export async function loadRunReport(store: LedgerQueries, runId: string): Promise<RunReport | null> {
   const run = await store.getRun(runId);
   if (!run) return null;
   const [rounds, stages, findings, verdicts, attempts] = await Promise.all([
@@ -24,7 +24,7 @@ export async function loadRunReport(store: Store, runId: string): Promise<RunRep
  * job that did not know the secret this one holds.
  */
 export async function loadOutputReport(
-  store: Store,
+  store: LedgerQueries,
   runId: string,
   env: NodeJS.ProcessEnv,
 ): Promise<RunReport | null> {
