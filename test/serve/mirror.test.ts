@@ -21,7 +21,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { GitError } from '../../src/git/errors.js';
+import { createGit } from '../../src/git/index.js';
 import { tryLaneLock } from '../../src/pool/lane-lock.js';
+import { githubAccess, webUrlOf } from '../../src/serve/github-access.js';
 import { mirrorPath, pruneIdleMirrors, syncMirror } from '../../src/serve/mirror.js';
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 import { LoopbackGitHttp } from './loopback-git-http.js';
@@ -270,6 +272,35 @@ describe('the shared mirror', () => {
         .toString()
         .trim(),
     ).toBe(head);
+  });
+});
+
+describe('the mirror and the ledger name a repository the same way', () => {
+  it('the identity of runs admitted from the mirror is the one comment commands check against', async () => {
+    publish('acme/widgets');
+    const access = githubAccess(
+      { kind: 'token', token: TOKEN, repo: 'acme/widgets', apiUrl: 'http://127.0.0.1:9/api/v3' },
+      { now: () => 0 },
+      { webUrl: host.url },
+    );
+    const { dir } = await syncMirror(
+      { root: join(tmp, 'mirrors-h'), git: gitOpts() },
+      {
+        url: access.cloneUrl('acme/widgets'),
+        credential: await access.fetchCredential('acme/widgets'),
+        now: 0,
+      },
+    );
+    expect(await createGit({ env: gitOpts().env }).identity(dir)).toBe(access.identity('acme/widgets'));
+    expect(access.identity('acme/widgets')).toBe(`${host.url}/acme/widgets`);
+  });
+
+  it.each([
+    ['https://api.github.com', 'https://github.com'],
+    ['https://ghe.example.com/api/v3', 'https://ghe.example.com'],
+    ['http://127.0.0.1:8080/api/v3/', 'http://127.0.0.1:8080'],
+  ])('the web host of %s is %s', (api, web) => {
+    expect(webUrlOf(api)).toBe(web);
   });
 });
 
