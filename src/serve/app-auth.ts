@@ -4,14 +4,18 @@
  * the ledger, never printed) sign a JWT that is exchanged for an
  * installation's one-hour token; tokens are cached per installation and
  * exchanged again a margin before they expire, judged on the clock the
- * caller passes in. Without an App, one plain token serves the one
- * repository it was given for.
+ * caller passes in (the requests themselves are src/forge/github's).
+ * Without an App, one plain token serves the one repository it was given for.
  */
 import { readFileSync } from 'node:fs';
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
-import { RevloopError, UsageError } from '../core/errors.js';
-import { CONTROLLER_VERSION } from '../version.js';
+import { UsageError } from '../core/errors.js';
+import {
+  AppAuthError,
+  githubAppInstallations,
+  type InstallationToken,
+} from '../forge/github/app-installation.js';
+
+export { AppAuthError };
 
 /** The environment variables the credentials are read from (docs/serve-app.md). */
 export const APP_ENV = {
@@ -29,13 +33,6 @@ export const REFRESH_MARGIN_MS = 5 * 60_000;
 export type GitHubCredentials =
   | { kind: 'app'; appId: string; privateKey: string; apiUrl: string }
   | { kind: 'token'; token: string; repo: string; apiUrl: string };
-
-/** The App's credentials could not be used: one line, never the key or a token. */
-export class AppAuthError extends RevloopError {
-  constructor(message: string, data: Record<string, unknown> = {}) {
-    super('forge_refused', message, data);
-  }
-}
 
 const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const PEM = /^-----BEGIN (RSA )?PRIVATE KEY-----\n[\s\S]+\n-----END (RSA )?PRIVATE KEY-----\s*$/;
@@ -97,11 +94,6 @@ export interface RepoTokens {
   tokenFor(repo: string, now: number, installationId?: number): Promise<string>;
 }
 
-interface Cached {
-  token: string;
-  expiresAt: number;
-}
-
 /**
  * Tokens from the credentials. An App's installation is the one the webhook
  * named, or else looked up for the repository; its token is reused until
@@ -120,54 +112,21 @@ export function repoTokens(creds: GitHubCredentials, margin: number = REFRESH_MA
         return creds.token;
       },
     };
-  const request = new Octokit({
-    baseUrl: creds.apiUrl,
-    userAgent: CONTROLLER_VERSION,
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-  }).request;
-  const auth = createAppAuth({ appId: creds.appId, privateKey: creds.privateKey, request });
-  const tokens = new Map<number, Cached>();
-  const pending = new Map<number, Promise<Cached>>();
+  const app = githubAppInstallations({
+    appId: creds.appId,
+    privateKey: creds.privateKey,
+    apiUrl: creds.apiUrl,
+  });
+  const tokens = new Map<number, InstallationToken>();
+  const pending = new Map<number, Promise<InstallationToken>>();
   const installations = new Map<string, number>();
 
   const installationOf = async (repo: string): Promise<number> => {
     const known = installations.get(repo.toLowerCase());
     if (known !== undefined) return known;
-    const [owner, name] = repo.split('/') as [string, string];
-    const { token: jwt } = await auth({ type: 'app' });
-    const res = await request('GET /repos/{owner}/{repo}/installation', {
-      owner,
-      repo: name,
-      headers: { authorization: `bearer ${jwt}` },
-    }).catch((err: { status?: number }) => {
-      throw new AppAuthError(
-        err.status === 404
-          ? `the GitHub App is not installed on ${repo}`
-          : `looking up the GitHub App's installation on ${repo} failed (${err.status ?? 'no answer'})`,
-        { repo, status: err.status ?? null },
-      );
-    });
-    installations.set(repo.toLowerCase(), res.data.id);
-    return res.data.id;
-  };
-
-  const exchange = async (installationId: number): Promise<Cached> => {
-    try {
-      // refresh: the library keeps its own cache on the wall clock; ours decides when to ask.
-      const a = await auth({ type: 'installation', installationId, refresh: true });
-      const expiresAt = Date.parse(a.expiresAt);
-      if (!Number.isFinite(expiresAt)) throw new AppAuthError('GitHub answered a token without its expiry');
-      return { token: a.token, expiresAt };
-    } catch (err) {
-      if (err instanceof AppAuthError) throw err;
-      const status = (err as { status?: number }).status;
-      throw new AppAuthError(
-        status === 404 || status === 401 || status === 403
-          ? `installation ${installationId} of the GitHub App refused a token (${status}): removed, suspended, or the App's key was revoked`
-          : `exchanging the GitHub App's JWT for installation ${installationId}'s token failed (${status ?? 'no answer'})`,
-        { installationId, status: status ?? null },
-      );
-    }
+    const id = await app.installationOf(repo);
+    installations.set(repo.toLowerCase(), id);
+    return id;
   };
 
   return {
@@ -179,7 +138,7 @@ export function repoTokens(creds: GitHubCredentials, margin: number = REFRESH_MA
       if (held && now < held.expiresAt - margin) return held.token;
       let flight = pending.get(id);
       if (!flight) {
-        flight = exchange(id).finally(() => pending.delete(id));
+        flight = app.exchange(id).finally(() => pending.delete(id));
         pending.set(id, flight);
       }
       try {
