@@ -9,8 +9,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
 import { PAUSE_LABEL } from '../../src/forge/commands.js';
 import { gitlabCommandForge } from '../../src/forge/gitlab/commands.js';
+import { gitlabAccess, gitlabCredentialsFromEnv } from '../../src/serve/gitlab-access.js';
 
 const PROJECT = 'acme/widgets';
 const TOKEN = 'glpat-loopback';
@@ -143,5 +145,29 @@ describe('GitLab comment commands', () => {
     await f.answer(PROJECT, 7, { comment: '56' }, 'the usage');
     await f.answer(PROJECT, 7, { comment: '56' }, 'the usage');
     expect(gl.notes.map((n) => n.body)).toEqual(['<!-- revloop answer=56 -->\nthe usage']);
+  });
+});
+
+describe('GitLab credentials and names', () => {
+  it('reads the token and API URL; the clone URL names the project as the runs do', () => {
+    const creds = gitlabCredentialsFromEnv({
+      REVLOOP_GITLAB_TOKEN: 'glpat-x',
+      REVLOOP_GITLAB_API_URL: 'https://gitlab.example.com/api/v4/',
+    });
+    expect(creds).toEqual({ token: 'glpat-x', apiUrl: 'https://gitlab.example.com/api/v4' });
+    const access = gitlabAccess(creds);
+    expect(access.cloneUrl('group/sub/project')).toBe('https://gitlab.example.com/group/sub/project.git');
+    expect(access.identity('group/sub/project')).toBe('https://gitlab.example.com/group/sub/project');
+  });
+
+  it.each([
+    [{}, /no GitLab credentials: set REVLOOP_GITLAB_TOKEN/],
+    [
+      { REVLOOP_GITLAB_TOKEN: 't', REVLOOP_GITLAB_API_URL: 'https://gitlab.example.com' },
+      /must be GitLab's API URL, ending in \/api\/v4/,
+    ],
+  ])('refuses %j', (env, message) => {
+    expect(() => gitlabCredentialsFromEnv(env)).toThrow(UsageError);
+    expect(() => gitlabCredentialsFromEnv(env)).toThrow(message);
   });
 });
