@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { RevloopError, UsageError } from '../core/errors.js';
 import { type FetchCredential, mirrorGit } from '../git/mirror.js';
 import type { GitOptions } from '../git/run.js';
 import { type LaneLock, tryLaneLock } from '../pool/lane-lock.js';
@@ -77,14 +77,27 @@ function checkUrl(url: string): void {
   if (u.search || u.hash) throw new UsageError('mirror: the clone URL has a query or fragment');
 }
 
+/** Another process's fetch of the repository held its mirror for longer than the caller waits. */
+export class MirrorBusyError extends RevloopError {
+  constructor(lockPath: string, waitMs: number) {
+    super(
+      'git',
+      `mirror: another fetch held ${lockPath} for over ${(waitMs / 1000).toFixed(waitMs < 1000 ? 1 : 0)}s`,
+      {
+        lockPath,
+        waitMs,
+      },
+    );
+  }
+}
+
 /** Waits for the lock at `path`, polling; a holder that dies frees it at once (kernel lock). */
 async function lockWithin(path: string, waitMs: number): Promise<LaneLock> {
   const deadline = Date.now() + waitMs;
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
     const lock = tryLaneLock(path);
     if (lock) return lock;
-    if (Date.now() >= deadline)
-      throw new UsageError(`mirror: another fetch held ${path} for over ${Math.round(waitMs / 1000)}s`);
+    if (Date.now() >= deadline) throw new MirrorBusyError(path, waitMs);
     await new Promise((r) => setTimeout(r, delay));
   }
 }

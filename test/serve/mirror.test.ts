@@ -5,7 +5,7 @@
  * of one repository by concurrent callers never overlap, and the byte and
  * idle bounds remove the least recently used mirrors that nobody holds.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -16,6 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,7 @@ import { mirrorPath, pruneIdleMirrors, syncMirror } from '../../src/serve/mirror
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
 import { LoopbackGitHttp } from './loopback-git-http.js';
 
+const require = createRequire(import.meta.url);
 const TOKEN = 'ghs_mirrorSecretToken0123456789';
 const USER = 'x-access-token';
 const cred = { username: USER, password: TOKEN };
@@ -272,6 +274,46 @@ describe('the shared mirror', () => {
         .toString()
         .trim(),
     ).toBe(head);
+  });
+});
+
+describe('a fetch that dies holding the lock', () => {
+  it('keeps others out while it lives, and frees the mirror the moment it is killed', async () => {
+    const url = publish('acme/widgets');
+    const root = join(tmp, 'mirrors-i');
+    const dir = mirrorPath(root, url);
+    mkdirSync(root, { recursive: true });
+    // Another worker's fetch: it takes the mirror's lock as syncMirror does, then hangs.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+         const db = new D(${JSON.stringify(`${dir}.lock`)}, { timeout: 0 });
+         db.exec('BEGIN EXCLUSIVE');
+         process.stdout.write('held\\n');
+         setInterval(() => {}, 1e6);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((ok, fail) => {
+      holder.stdout.on('data', (d: Buffer) => d.toString().includes('held') && ok());
+      holder.on('exit', (c) => fail(new Error(`the holder exited (${c}) before it held the lock`)));
+    });
+    try {
+      await expect(
+        syncMirror({ root, git: gitOpts(), lockWaitMs: 100 }, { url, credential: cred, now: 0 }),
+      ).rejects.toThrow(/another fetch held .* for over 0\.1s/);
+    } finally {
+      const gone = new Promise((r) => holder.on('exit', r));
+      holder.kill('SIGKILL');
+      await gone;
+    }
+    const { dir: synced } = await syncMirror(
+      { root, git: gitOpts(), lockWaitMs: 100 },
+      { url, credential: cred, now: 1 },
+    );
+    expect(synced).toBe(dir);
   });
 });
 
