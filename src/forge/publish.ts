@@ -5,7 +5,7 @@
  * suggestions), asks the pure planner what to do, and has the forge's
  * adapter do it. The ledger and the record are only read.
  */
-import { loadOutputReport } from '../loop/run-report-loader.js';
+import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';

@@ -14,10 +14,10 @@ import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { commonGitDir } from '../git/dot-git.js';
 import { resolveUserRef } from '../git/user-ref.js';
-import { poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult, RerunRequest } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
+import { poolDir } from './checkout/pool/location.js';
 import {
   agentFileDigests,
   agentFiles,

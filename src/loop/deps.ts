@@ -11,7 +11,7 @@ import type { Clock, Random } from '../ports/clock.js';
 import type { Git } from '../ports/git.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { Store } from '../ports/store.js';
-import type { runCheck } from './run-check.js';
+import type { runCheck } from './run/run-check.js';
 
 export type ReviewerFactory = (
   cfg: AgentConfig | ReviewerConfig,

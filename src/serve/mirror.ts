@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { RevloopError, UsageError } from '../core/errors.js';
 import { type FetchCredential, mirrorGit } from '../git/mirror.js';
 import type { GitOptions } from '../git/run.js';
-import { type LaneLock, tryLaneLock } from '../pool/lane-lock.js';
-import { cacheRoot } from '../pool/location.js';
+import { type LaneLock, tryLaneLock } from '../loop/checkout/pool/lane-lock.js';
+import { cacheRoot } from '../loop/checkout/pool/location.js';
 
 /** Mirrors unused for longer than this are removed by `revloop gc`. */
 export const MIRROR_MAX_IDLE_MS = 14 * 86_400_000;

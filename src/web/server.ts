@@ -10,7 +10,7 @@ import { type ErrorCode, RevloopError } from '../core/errors.js';
 import { stage } from '../core/stage-results.js';
 import { DiffTooLargeError } from '../git/errors.js';
 import { createGit } from '../git/index.js';
-import { loadOutputReport } from '../loop/run-report-loader.js';
+import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
 import { settleFinding } from '../loop/settle.js';
 import type { Git } from '../ports/git.js';
 import type { Store } from '../ports/store.js';

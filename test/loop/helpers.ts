@@ -32,9 +32,9 @@ import type { AdmitRequest } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
-import { escalationMarkdown } from '../../src/loop/escalation.js';
 import { type ReviewOutcome, reviewRevision } from '../../src/loop/operations.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import { escalationMarkdown } from '../../src/loop/outputs/escalation.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
 import type { Store } from '../../src/ports/store.js';
 import {
   renderRunSummary,

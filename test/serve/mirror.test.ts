@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { GitError } from '../../src/git/errors.js';
 import { createGit } from '../../src/git/index.js';
-import { tryLaneLock } from '../../src/pool/lane-lock.js';
+import { tryLaneLock } from '../../src/loop/checkout/pool/lane-lock.js';
 import { githubAccess, webUrlOf } from '../../src/serve/github-access.js';
 import { mirrorPath, pruneIdleMirrors, syncMirror } from '../../src/serve/mirror.js';
 import { makeRepo, TEST_GIT_ENV, type TestRepo } from '../helpers/git-repo.js';
