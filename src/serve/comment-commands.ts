@@ -47,7 +47,7 @@ export interface CommentDeps {
 }
 
 export type CommentOutcome =
-  | { result: 'ignored'; why: 'not_a_command' | 'bot' | 'unnamed_author' }
+  | { result: 'ignored'; why: 'not_a_command' | 'bot' | 'unnamed_author' | 'bad_event' }
   | {
       result: 'refused';
       why:
@@ -72,7 +72,10 @@ const short = (sha: string): string => sha.slice(0, 12);
 export async function handleComment(deps: CommentDeps, event: CommentEvent): Promise<CommentOutcome> {
   const parsed = parseComment(event.body);
   if (parsed.kind === 'none') return { result: 'ignored', why: 'not_a_command' };
-  if (!AUTHOR[event.forge].test(event.author)) return { result: 'ignored', why: 'unnamed_author' };
+  // The router's parsing is trusted no further than this: ids that are not ids are not acted on.
+  if (!Number.isSafeInteger(event.pr) || event.pr <= 0 || !/^[0-9]{1,20}$/.test(event.commentId))
+    return { result: 'ignored', why: 'bad_event' };
+  if (!AUTHOR[event.forge]?.test(event.author)) return { result: 'ignored', why: 'unnamed_author' };
   if (event.author.endsWith('[bot]') || deps.bots?.includes(event.author))
     return { result: 'ignored', why: 'bot' };
   const forge = deps.forge(event.forge);

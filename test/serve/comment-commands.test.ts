@@ -100,6 +100,29 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (ledger) => {
   /** What the forge was asked, from `from` on. */
   const since = (from: number) => gh.requests.slice(from);
 
+  it("has the shape of the router's onComment", () => {
+    const onComment: (event: {
+      forge: 'github' | 'gitlab';
+      repo: string;
+      pr: number;
+      commentId: string;
+      author: string;
+      body: string;
+    }) => Promise<void> = (event) => handleComment(deps(), event).then(() => {});
+    expect(typeof onComment).toBe('function');
+  });
+
+  it.each([
+    ['a pull request number that is no number', { pr: Number.NaN }],
+    ['a negative one', { pr: -7 }],
+    ['a comment id that could close a marker', { commentId: '1 --><script>' }],
+  ])('%s: ignored, no API call', async (_name, over) => {
+    const from = gh.requests.length;
+    const out = await handleComment(deps(), { ...comment('grace', '/revloop pause'), ...over });
+    expect(out).toEqual({ result: 'ignored', why: 'bad_event' });
+    expect(since(from)).toEqual([]);
+  });
+
   describe('comments that are not commands, and bots', () => {
     const silent: [string, string, string][] = [
       ['prose', 'grace', 'looks good to me'],
