@@ -57,7 +57,8 @@ export type CommentOutcome =
         | 'superseded'
         | 'already_settled'
         | 'bad_input'
-        | 'paused';
+        | 'paused'
+        | 'deferred';
       detail: string;
     }
   | { result: 'done'; command: Command['kind']; detail: string };
@@ -118,7 +119,7 @@ export async function handleComment(deps: CommentDeps, event: CommentEvent): Pro
         reason: command.reason ?? 'asked on the pull request',
       });
       if (out.kind === 'deferred')
-        return answer('paused', `the re-review waits: ${out.detail}. Ask again once it has room.`);
+        return answer('deferred', `the re-review waits: ${out.detail}. Ask again once it has room.`);
       return done(`${out.kind === 'admitted' ? 'admitted' : 'already under way:'} run ${out.runId}`);
     }
     case 'settle':

@@ -236,6 +236,21 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (ledger) => {
       expect(next.run.outcome).toBe('clear');
     }, 120_000);
 
+    it('a re-review the limits defer is answered with why, and nothing is acknowledged', async () => {
+      const ev = comment('grace', '/revloop review');
+      const out = await handleComment(
+        deps({
+          requestRerun: async () => ({ kind: 'deferred', detail: '2 runs of acme/widgets under way' }),
+        }),
+        ev,
+      );
+      expect(out).toMatchObject({ result: 'refused', why: 'deferred' });
+      expect(gh.comments.at(-1)?.body).toBe(
+        `<!-- revloop answer=${ev.commentId} -->\nthe re-review waits: 2 runs of acme/widgets under way. Ask again once it has room.`,
+      );
+      expect(gh.reactions.some((x) => x.commentId === Number(ev.commentId))).toBe(false);
+    });
+
     it('pause labels the pull request, a re-review waits for resume, then is admitted as review --rerun is', async () => {
       expect(await handleComment(deps(), comment('grace', '/revloop pause'))).toMatchObject({
         result: 'done',
