@@ -74,6 +74,11 @@ export function mirrorGit(opts: GitOptions = {}): MirrorGit {
         if (!isPlainRef(ref)) throw new GitError('fetch', [ref], null, `not a plain ref name: ${ref}`);
       const url = (await run.ok(dir, ['config', '--get', 'remote.origin.url'])).toString('utf8').trim();
       const args = [
+        // A stalled connection would hold the mirror's lock for good: under 1 KB/s for two minutes ends it.
+        '-c',
+        'http.lowSpeedLimit=1000',
+        '-c',
+        'http.lowSpeedTime=120',
         'fetch',
         '--quiet',
         '--no-tags',

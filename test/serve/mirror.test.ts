@@ -114,7 +114,9 @@ describe('the shared mirror', () => {
     for (const f of files)
       for (const s of secretForms) expect(f.bytes.includes(s), `${f.path} holds the token`).toBe(false);
     const argv = readFileSync(gitLog, 'utf8');
-    expect(argv).toMatch(/start \d+ -C \S+ fetch --quiet --no-tags --prune/);
+    expect(argv).toMatch(
+      /start \d+ -C \S+ -c http.lowSpeedLimit=1000 -c http.lowSpeedTime=120 fetch --quiet --no-tags --prune/,
+    );
     for (const s of secretForms) expect(argv).not.toContain(s);
     // The mirror's config names the URL as given: the runs' repository identity, with no credential.
     expect(
