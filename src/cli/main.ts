@@ -217,7 +217,9 @@ withRepo(program.command('resume'))
   .action(lazy('resume'));
 
 withRepo(program.command('gc'))
-  .description("remove what no live run holds: pool checkouts, temp checkouts, killed writers' temp files")
+  .description(
+    "remove what no live run holds: pool checkouts, temp checkouts, killed writers' temp files, idle repository mirrors",
+  )
   .option(
     '--prompts-older-than <age>',
     'also remove stored prompts no run used for this long (30d, 12h, 90m)',

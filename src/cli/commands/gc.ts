@@ -14,6 +14,7 @@ import { sweepPool } from '../../loop/checkout/pool/gc.js';
 import { poolDir } from '../../loop/checkout/pool/location.js';
 import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
 import type { GitWorktrees } from '../../ports/git.js';
+import { mirrorsDir, pruneIdleMirrors } from '../../serve/mirror.js';
 import { type Command, printJson } from '../io.js';
 
 interface Opts {
@@ -31,7 +32,9 @@ interface Opts {
  * with --prompts-older-than, the stored prompts no run has used for that long
  * (io/prompt-retention.ts); and the judge trees (loop/checkout/judge-tree.ts) no live
  * run reads its config from, and the refs fixes of ended runs were imported
- * into (git/import-refs.ts). Exit 0; 2 when not in a repository or given a bad age.
+ * into (git/import-refs.ts); and the machine's shared repository mirrors of
+ * the webhook service that no fetch holds and nobody used for two weeks
+ * (serve/mirror.ts). Exit 0; 2 when not in a repository or given a bad age.
  */
 const gc: Command<Opts> = async (_args, opts, io) => {
   const age = opts.promptsOlderThan === undefined ? undefined : parseAge(opts.promptsOlderThan);
@@ -58,14 +61,25 @@ const gc: Command<Opts> = async (_args, opts, io) => {
   const removed = [...sweeps.flatMap((s) => s.removed), ...own.removed, ...judges.removed];
   const held = [...sweeps.flatMap((s) => s.held), ...own.held, ...judges.held];
   const tempFiles = sweepTempFiles(join(root, '.revloop'));
+  const mirrors = pruneIdleMirrors(mirrorsDir(io.env), Date.now());
   const prompts = age === undefined ? undefined : await prunePromptsOlderThan(root, age, opts, io.env);
   if (opts.json)
-    printJson(io, { pools: [...pools], removed, held, tempFiles, imports, ...(prompts && { prompts }) });
+    printJson(io, {
+      pools: [...pools],
+      removed,
+      held,
+      tempFiles,
+      imports,
+      mirrors,
+      ...(prompts && { prompts }),
+    });
   else {
     for (const d of removed) io.stdout(`removed ${d}\n`);
     for (const d of held) io.stdout(`kept ${d} (a live run holds it)\n`);
     for (const t of tempFiles) io.stdout(`removed ${t.path} (left by process ${t.pid}, killed mid-write)\n`);
     for (const r of imports) io.stdout(`deleted ${r} (a fix imported for a run that has ended)\n`);
+    for (const m of mirrors.removed) io.stdout(`removed ${m} (a repository mirror unused for two weeks)\n`);
+    for (const m of mirrors.held) io.stdout(`kept ${m} (unused for two weeks, but a fetch holds it)\n`);
     const temps = tempFiles.length > 0 ? `, ${tempFiles.length} temp file(s) of killed writers removed` : '';
     const pruned = prompts
       ? `, ${prompts.removed} stored prompt(s) unused for ${opts.promptsOlderThan} removed (${mb(prompts.bytes)}), ${prompts.kept} kept`
