@@ -18,6 +18,7 @@ import type {
 } from '../core/ledger.js';
 import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
+import type { DeliveryLedger } from './deliveries.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -84,6 +85,9 @@ export interface RunEnd {
 export interface Store {
   readonly kind: 'sqlite' | 'postgres' | 'memory';
   close(): Promise<void>;
+
+  /** The webhook service's deliveries and the pull requests runs were admitted for (ports/deliveries.ts). */
+  readonly deliveries: DeliveryLedger;
 
   // Admission (invariant 3), atomic with the limits it checks.
   admit(input: AdmitInput): Promise<AdmitResult>;
