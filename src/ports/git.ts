@@ -247,6 +247,11 @@ export interface Git {
    * checkout, or null when none showed the branch.
    */
   fastForward(repo: string, ref: string, from: string, to: string): Promise<{ checkout: string | null }>;
+  /**
+   * Fetches `refspecs` (each forced into a `refs/revloop/` or `refs/remotes/` ref) from the
+   * remote named `remote`, with no hooks, tags or submodules; GitError when the fetch fails.
+   */
+  fetchRefs(repo: string, remote: string, refspecs: readonly string[]): Promise<void>;
 }
 
 /** One entry of {@link Git.treeEntries}. */
