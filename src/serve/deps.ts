@@ -60,4 +60,6 @@ export interface RouterDeps {
   log: ServeLog;
   /** Told when a delivery was committed, so the admitter need not wait for its next poll. */
   wake?: (() => void) | undefined;
+  /** The kill harness's hook (`REVLOOP_CRASH_AT=serve:after-commit`): dies between the commit and the answer. */
+  crashPoint?: ((name: string) => void) | undefined;
 }

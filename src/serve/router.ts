@@ -90,6 +90,7 @@ export function createServeApp(deps: RouterDeps): Hono {
     if (t.repository !== deps.served.repository || forge !== deps.served.forge)
       return { status: 200, body: { delivery: id, ignored: 'not the served repository' } };
     const r = await deps.store.deliveries.recordDelivery({ forge, deliveryId: id, bodyDigest: digest, ...t });
+    deps.crashPoint?.('serve:after-commit');
     if (r.inserted) deps.wake?.();
     return r.inserted
       ? { status: 202, body: { delivery: id, state: r.delivery.state } }

@@ -47,6 +47,7 @@ export async function startServe(o: StartServeOptions): Promise<RunningServe> {
     onComment: o.onComment ?? ignoreComments,
     log: o.log,
     wake: admitter.wake,
+    crashPoint: o.deps.crashPoint,
   });
   const host = o.host ?? '127.0.0.1';
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host });

@@ -112,6 +112,30 @@ describe('the reconciler', () => {
   });
 });
 
+/** `revloop serve` as a process on a free port; resolves once it logs that it listens. */
+async function serveProcess(clone: string, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--repo', clone, '--store', db.url, '--repository', 'acme/widgets', '--port', '0'],
+    { cwd: clone, env: testEnv({ REVLOOP_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: undefined, ...env }) },
+  );
+  const lines: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const rl = createInterface({ input: child.stdout });
+  const url = await new Promise<string>((ok, fail) => {
+    rl.on('line', (l) => {
+      const j = JSON.parse(l) as Record<string, unknown>;
+      lines.push(j);
+      if (j.msg === 'listening') ok(String(j.url));
+    });
+    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { child, url, lines, stderr: () => stderr };
+}
+
 describe('revloop serve (the command)', () => {
   it('refuses to start without a secret (exit 2), and on SQLite (exit 15) without printing the secret', async () => {
     b = await bench({ storeUrl: db.url });
@@ -143,25 +167,8 @@ describe('revloop serve (the command)', () => {
   it('serves on PostgreSQL until SIGTERM, logging JSON lines that never carry the secret', async () => {
     b = await bench({ storeUrl: db.url });
     const { clone, r, store } = b;
-    const child = spawn(
-      process.execPath,
-      [CLI, 'serve', '--repo', clone, '--store', db.url, '--repository', 'acme/widgets', '--port', '0'],
-      { cwd: clone, env: testEnv({ REVLOOP_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: undefined }) },
-    );
-    const lines: Record<string, unknown>[] = [];
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const rl = createInterface({ input: child.stdout });
-    const url = await new Promise<string>((ok, fail) => {
-      rl.on('line', (l) => {
-        const j = JSON.parse(l) as Record<string, unknown>;
-        lines.push(j);
-        if (j.msg === 'listening') ok(String(j.url));
-      });
-      child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    const { child, url, lines, stderr: err } = await serveProcess(clone);
+    const stderr = err();
     const sent = await sendGitHub(
       url,
       'pull_request',
@@ -171,10 +178,13 @@ describe('revloop serve (the command)', () => {
     await settled(store);
     expect(await store.listRuns()).toHaveLength(1);
     child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
+    // `close`, not `exit`: the last log lines are read from the pipe by then.
+    const [code] = await once(child, 'close');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(lines.map((l) => l.msg)).toEqual(
+    expect(err()).toBe('');
+    const msgs = lines.map((l) => l.msg);
+    expect(msgs, msgs.join(', ')).toEqual(
       expect.arrayContaining([
         'reconciler off: no forge token',
         'listening',
@@ -184,5 +194,32 @@ describe('revloop serve (the command)', () => {
       ]),
     );
     expect(JSON.stringify(lines)).not.toContain(SECRET);
+  });
+
+  it('killed with SIGKILL between the commit and the answer: another server admits the delivery, and its redelivery admits nothing twice', async () => {
+    b = await bench({ storeUrl: db.url });
+    const { clone, r, store } = b;
+    const first = await serveProcess(clone, { REVLOOP_CRASH_AT: 'serve:after-commit' });
+    const payload = pullRequestPayload({ action: 'opened', head: r.head });
+    const id = 'c0ffee00-0000-4000-8000-000000000001';
+    const exited = once(first.child, 'exit');
+    await expect(sendGitHub(first.url, 'pull_request', payload, { id })).rejects.toThrow();
+    const [, signal] = await exited;
+    expect(signal).toBe('SIGKILL');
+    // The sender got no answer, but the row was committed (pending, or already admitted by the
+    // bench's in-process server, which shares the ledger).
+    expect(await store.deliveries.getDelivery('github', id)).toMatchObject({ deliveryId: id, pr: 7 });
+    const second = await serveProcess(clone);
+    try {
+      const again = await sendGitHub(second.url, 'pull_request', payload, { id });
+      expect(again).toMatchObject({ status: 200, body: { duplicateOf: id } });
+      const all = await settled(store);
+      expect(all).toHaveLength(1);
+      expect(all[0]).toMatchObject({ deliveryId: id, state: 'admitted' });
+      expect(await store.listRuns()).toHaveLength(1);
+    } finally {
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    }
   });
 });
