@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { UsageError } from '../core/errors.js';
 import type { OpenPull } from '../forge/pulls.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type AdmitterOptions, startAdmitter } from './admitter.js';
@@ -63,7 +64,9 @@ export async function startServe(o: StartServeOptions): Promise<RunningServe> {
   } catch (err) {
     stop.abort();
     await admitter.done;
-    throw err;
+    throw new UsageError(
+      `revloop serve: cannot listen on ${host}:${o.port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const reconciler = o.listOpen
     ? startReconciler(o.deps.store, o.served, o.policy, o.listOpen, {

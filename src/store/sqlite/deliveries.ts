@@ -173,23 +173,27 @@ export class SqliteDeliveries implements DeliveryLedger {
   }
 
   async claimPublication(repo: string, ttlMs: number): Promise<RunTrigger | null> {
-    return this.db.write(() => {
-      const now = this.db.now();
-      const next = this.db.one(
+    const next = () =>
+      this.db.one(
         `SELECT t.run_id FROM run_triggers t JOIN runs r ON r.id = t.run_id
          WHERE t.published_at IS NULL AND r.repo = ? AND ${ENDED_RUN_SQL}
            AND (t.claimed_until IS NULL OR t.claimed_until <= ?)
          ORDER BY t.recorded_at LIMIT 1`,
         repo,
-        now,
+        this.db.now(),
       );
-      if (!next) return null;
+    // Every worker asks every second: a read first, so an idle ledger never takes the write lock.
+    if (!this.db.read(next)) return null;
+    return this.db.write(() => {
+      const now = this.db.now();
+      const found = next();
+      if (!found) return null;
       this.db.exec(
         'UPDATE run_triggers SET claimed_until = ? WHERE run_id = ?',
         now + Math.round(ttlMs),
-        next.run_id,
+        found.run_id,
       );
-      return toTrigger(this.db.one('SELECT * FROM run_triggers WHERE run_id = ?', next.run_id)!);
+      return toTrigger(this.db.one('SELECT * FROM run_triggers WHERE run_id = ?', found.run_id)!);
     });
   }
 
