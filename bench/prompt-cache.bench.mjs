@@ -10,7 +10,7 @@
 // The reviewers run concurrently (review.concurrency defaults to all three),
 // against an endpoint that caches a prefix only once it has read the request
 // writing it: the first call of a round must warm the cache before the others
-// start (src/loop/prefix-warming.ts). The round must stay short: the review
+// start (src/loop/calls/prefix-warming.ts). The round must stay short: the review
 // stages of the cached concurrent run are timed against the same run one call
 // at a time (review.concurrency 1), target <= 0.75x (three calls in series
 // against a stagger of one first event).

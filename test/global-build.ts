@@ -5,7 +5,7 @@
  * the teardown removes: a run of the suite used to leave about a hundred directories in
  * the system's temp dir (eval configs, key pairs, runner repositories, demo repositories).
  * XDG_CACHE_HOME points there too: the pool's checkouts live in the user's cache
- * (src/pool/location.ts), and the suite's must not pile up in the real one.
+ * (src/loop/checkout/pool/location.ts), and the suite's must not pile up in the real one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
 import type { RunRow } from '../core/ledger.js';
 import { CheckoutNotCleanError, FixBundleRefusedError, RefMovedError } from '../git/errors.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { haveFixCommit } from '../loop/fix-bundles.js';
+import { haveFixCommit } from '../loop/run/fix-bundles.js';
 
 /** `ok` false: the user asked for the fixes and their branch does not have them (review exits non-zero). */
 export interface ApplyResult {

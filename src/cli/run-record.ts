@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { findRunOrThrow } from '../loop/operations.js';
-import { recordFromLedger } from '../loop/write-record.js';
+import { recordFromLedger } from '../loop/outputs/write-record.js';
 import { recordPathFor } from '../record/write.js';
 import { openRepo } from './context.js';
 import type { CliIO } from './io.js';

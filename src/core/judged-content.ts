@@ -63,6 +63,24 @@ export function decisionCovers(
 }
 
 /**
+ * Invariant 16's candidates for `f`: the first-hand decisions of the change's
+ * other runs on the same claim (`prior` by fingerprint) and the same judged
+ * content, the latest decision first. None for a finding settled already or
+ * with no judged content. Which of them covers `f` depends on where the judged
+ * lines went (decisionCovers), a git fact the caller reads for each in turn.
+ */
+export function settlementCandidates(
+  f: FindingRow,
+  prior: ReadonlyMap<string, readonly FindingRow[]>,
+  fingerprint: string,
+): FindingRow[] {
+  if (f.settlement || !f.content) return [];
+  return (prior.get(fingerprint) ?? [])
+    .filter((j) => j.runId !== f.runId && j.content === f.content)
+    .sort((a, b) => (b.settlement?.at ?? 0) - (a.settlement?.at ?? 0));
+}
+
+/**
  * The settlement `f` inherits from `judged`: the person's name and time, a
  * note naming that decision (who, when, which run) before the person's own
  * words, and the finding they judged. Always the first-hand decision, so a

@@ -17,6 +17,7 @@ import type { FindingRow } from './ledger.js';
 import { refutationOf } from './refute-plan.js';
 import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
+import { roundStep, WALK_START, type WalkFacts } from './round-step.js';
 import { CONTROLLER_REVIEWER, type RunReport } from './run-report.js';
 import {
   type DecideResult,
@@ -76,35 +77,57 @@ export function replayRun(report: RunReport, criteria: string, hash: Hash): Repl
     decisionsChecked: 0,
     last: null,
   };
-  const rounds = [...report.rounds].sort((a, b) => a.round - b.round);
-  const divergence =
-    replayRounds(
-      fold,
-      rounds.map((r) => r.round),
-    ) ?? replayOutcome(fold, rounds.length);
+  const rounds = report.rounds.length;
+  const divergence = replayRounds(fold) ?? replayOutcome(fold, rounds);
   return {
     runId: report.run.id,
     identical: divergence === null,
-    rounds: divergence?.round ?? rounds.length,
+    rounds: divergence?.round ?? rounds,
     decisionsChecked: fold.decisionsChecked,
     findingsChecked: fold.recomputed.length,
     divergence,
   };
 }
 
-function replayRounds(fold: Fold, rounds: number[]): Divergence | null {
-  for (const round of rounds) {
-    const review = stageOf(fold.report.stages, round, 'review');
-    if (!review) return null;
-    const replayed = replayCoverage(review, fold.report.run.snapshot);
-    const d = replayReview(fold, round, review, replayed) ?? replayRefute(fold, round);
+/**
+ * The one walk of a round (round-step.ts) over the recorded stages: each
+ * stage the run recorded is replayed in the order it ran, and the walk ends
+ * where the run's record does, or at the decision that stopped it.
+ */
+function replayRounds(fold: Fold): Divergence | null {
+  const { report } = fold;
+  const recordedStage = <S extends Stage>(round: number, name: S) => stageOf(report.stages, round, name);
+  const facts: WalkFacts = {
+    hasChecks: report.run.snapshot.checks.length > 0,
+    // Nothing is skipped: replay visits every stage the walk plans.
+    recorded: () => false,
+    decision: (round) => recordedStage(round, 'decide')?.decision,
+  };
+  let at = WALK_START;
+  let replayed: ReplayedCoverage | undefined;
+  for (;;) {
+    const step = roundStep(at, facts);
+    at = step.at;
+    const { plan } = step;
+    if (plan.kind === 'stop') return null;
+    if (plan.kind === 'begin') continue;
+    const { round } = plan;
+    let d: Divergence | null = null;
+    if (plan.stage === 'review') {
+      const review = recordedStage(round, 'review');
+      if (!review) return null;
+      replayed = replayCoverage(review, report.run.snapshot);
+      d = replayReview(fold, round, review, replayed);
+    } else if (plan.stage === 'refute') {
+      d = replayRefute(fold, round);
+    } else if (plan.stage === 'decide') {
+      const decide = recordedStage(round, 'decide');
+      if (!decide || !replayed) return null;
+      d = replayDecide(fold, round, decide, replayed);
+    }
+    // A fix and the checks are git and process facts, not decisions: recorded, not recomputed.
     if (d) return d;
-    const decide = stageOf(fold.report.stages, round, 'decide');
-    if (!decide) return null;
-    const dd = replayDecide(fold, round, decide, replayed);
-    if (dd) return dd;
   }
-  return null;
 }
 
 function verdictOf<R extends Role>(fold: Fold, key: string, role: R): VerdictRowOf<R> | undefined {

@@ -8,7 +8,7 @@
  */
 import type { Coverage } from './coverage.js';
 import type { OpenBlocker, RoundDecision } from './decide.js';
-import type { FindingRow, Refutation } from './ledger.js';
+import type { FindingRow, Refutation, Settlement } from './ledger.js';
 import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js';
 import type { ScopeFacts } from './scope-lock.js';
 import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role, Stage } from './types.js';
@@ -219,6 +219,11 @@ export type StageCompletion = {
     refutations?: { findingId: string; refutation: Refutation }[] | undefined;
     /** Fixer disputes (fix). */
     disputes?: { findingId: string; reason: string }[] | undefined;
+    /**
+     * Settlements this run's findings inherit from earlier runs of the change (decide):
+     * written only where the finding has none yet, so a person's own decision stands.
+     */
+    settlements?: { findingId: string; settlement: Settlement }[] | undefined;
     /** Run fields that move with this stage (a fix commit moves the head). */
     run?:
       | { head?: string | undefined; costUsd?: number | undefined; roundsDone?: number | undefined }

@@ -12,7 +12,7 @@ import { createFixtureRepo } from '../git/fixture-repo.js';
 import { composeDeps } from '../loop/compose.js';
 import type { LoopEvent } from '../loop/deps.js';
 import { reviewRevision } from '../loop/operations.js';
-import { loadRunReport } from '../loop/run-report-loader.js';
+import { loadRunReport } from '../loop/outputs/run-report-loader.js';
 import { openStore } from '../store/index.js';
 import { CHECK_FILE, defaultScript, oscillationScript } from './scripts.js';
 import { AUDIT, CRITERIA, STORE, WALLET_BASE, WALLET_HEAD } from './wallet-fixture.js';

@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readConfigDocument } from '../config/document.js';
+import { parseConfigText } from '../config/parse.js';
 import { type AgentConfig, agentConfigSchema } from '../core/config.js';
-import { parseConfigText } from '../loop/config-loader.js';
 import { CorpusError } from './errors.js';
 
 export type EvalMode = 'review' | 'loop';
@@ -55,7 +55,7 @@ export function loadEvalConfig(path: string, mode: EvalMode): EvalConfig {
   if (!existsSync(path)) throw new CorpusError(path, '--config: no such file');
   const text = readFileSync(path, 'utf8');
   // Validated as written (the judge apart: revloop's own config has no such key), so an error names the user's file and key.
-  const written = (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
+  const written = readConfigDocument(text, path) as Record<string, unknown>;
   const { judge: judgeRaw, ...rest } = written ?? {};
   parseConfigText(judgeRaw === undefined ? text : JSON.stringify(rest), path);
   const raw = rest as Record<string, unknown>;

@@ -12,11 +12,11 @@
  */
 import type { Hash } from '../core/canonical-json.js';
 import { judgeReplySchema } from '../core/replies.js';
-import { nextRetry } from '../core/retry-policy.js';
 import type { JudgeReply } from '../core/types.js';
+import { attemptUntilDone } from '../loop/calls/index.js';
 import type { Clock, Random } from '../ports/clock.js';
 import type { Reviewer } from '../ports/reviewer.js';
-import type { Store } from '../ports/store.js';
+import type { JudgementLog } from '../ports/store.js';
 import type { EvalFinding } from './case-result.js';
 import type { Defect } from './corpus-schema.js';
 import { JudgeReplyError } from './errors.js';
@@ -30,7 +30,8 @@ export interface Judge {
 
 export interface JudgeCaseInput {
   judge: Judge;
-  store: Store;
+  /** The judge records and reads back only its own decisions. */
+  store: JudgementLog;
   hash: Hash;
   now: () => number;
   /** Waits between attempts, and draws their jitter: the loop's clock and randomness. */
@@ -105,41 +106,35 @@ async function callJudge(
   what: string,
 ): Promise<{ reply: JudgeReply; modelId: string | null; costUsd: number }> {
   const { config, agent } = o.judge;
-  for (let attempt = 1; ; attempt++) {
-    const res = await agent.call({
-      callKey: call.callKey,
-      role: 'judge',
-      name: config.name,
-      round: 1,
-      prompt: call.prompt,
-      promptDigest: call.promptDigest,
-      base: o.base,
-      head: o.head,
-      repoDir: o.repoDir,
-      deadlineMs: o.now() + config.callSeconds * 1000,
-    });
-    if (res.ok) {
-      // The adapter validated it against the judge's schema; parsed again only to be typed, never cast.
-      const reply = judgeReplySchema.safeParse(res.reply);
-      if (!reply.success) throw new JudgeReplyError(o.caseId, `${what}: malformed: ${reply.error.message}`);
-      return { reply: reply.data, modelId: res.modelId, costUsd: res.costUsd };
-    }
-    // The loop's retry rule (core/retry-policy.ts): backoff with jitter, an endpoint's
-    // Retry-After honoured, and a Retry-After past the cap given up on rather than met early.
-    const next = nextRetry({
-      cls: res.class,
-      attempt,
-      maxAttempts: config.attempts,
-      baseDelayMs: config.baseDelayMs,
-      maxDelayMs: config.maxDelayMs,
-      retryAfterMs: res.retryAfterMs,
-      random: () => o.random.next(),
-    });
-    if (!next.retry)
-      throw new JudgeReplyError(
-        o.caseId,
-        `${what}: ${res.class}${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${res.detail}`,
-      );
-    await o.clock.sleep(next.delayMs, o.signal);
-  }
+  // The loop's attempts (loop/calls/attempts.ts): backoff with jitter, an endpoint's
+  // Retry-After honoured, and a Retry-After past the cap given up on rather than met early.
+  const { attempt, res } = await attemptUntilDone({
+    from: 1,
+    retry: config,
+    random: o.random,
+    clock: o.clock,
+    signal: o.signal,
+    attempt: () =>
+      agent.call({
+        callKey: call.callKey,
+        role: 'judge',
+        name: config.name,
+        round: 1,
+        prompt: call.prompt,
+        promptDigest: call.promptDigest,
+        base: o.base,
+        head: o.head,
+        repoDir: o.repoDir,
+        deadlineMs: o.now() + config.callSeconds * 1000,
+      }),
+  });
+  if (!res.ok)
+    throw new JudgeReplyError(
+      o.caseId,
+      `${what}: ${res.class}${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${res.detail}`,
+    );
+  // The adapter validated it against the judge's schema; parsed again only to be typed, never cast.
+  const reply = judgeReplySchema.safeParse(res.reply);
+  if (!reply.success) throw new JudgeReplyError(o.caseId, `${what}: malformed: ${reply.error.message}`);
+  return { reply: reply.data, modelId: res.modelId, costUsd: res.costUsd };
 }

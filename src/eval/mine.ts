@@ -11,6 +11,7 @@ import { basename, join, relative } from 'node:path';
 import { createEvalGit } from '../git/eval-case.js';
 import { createGit } from '../git/index.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
+import type { GitDiffs } from '../ports/git.js';
 import type { Corpus, Defect, EvalCase } from './corpus-schema.js';
 import { CorpusError } from './errors.js';
 import { describeSourceRule, sourceRule } from './source-files.js';
@@ -134,7 +135,7 @@ export async function mineCases(o: MineOptions): Promise<MineResult> {
 
 /** The lines at the head that the fix had changed: what a reviewer should point at. */
 async function revertDefects(
-  git: ReturnType<typeof createGit>,
+  git: GitDiffs,
   eg: ReturnType<typeof createEvalGit>,
   dir: string,
   base: string,

@@ -8,9 +8,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseConfigText } from '../config/parse.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import { promptPath } from '../io/prompt-files.js';
-import { parseConfigText } from '../loop/config-loader.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { findRunOrThrow } from '../loop/operations.js';
 import { type Agreement, addAgreement, agreement } from './agreement.js';

@@ -12,7 +12,7 @@ import { RevloopError } from '../core/errors.js';
 import { createEvalGit, type EvalGit } from '../git/eval-case.js';
 import { composeDeps } from '../loop/compose.js';
 import { reviewRevision } from '../loop/operations.js';
-import { loadRunReport } from '../loop/run-report-loader.js';
+import { loadRunReport } from '../loop/outputs/run-report-loader.js';
 import type { Store } from '../ports/store.js';
 import type { CaseResult, EvalFinding, RanCase } from './case-result.js';
 import { caseSource, type LoadedCorpus } from './corpus-load.js';

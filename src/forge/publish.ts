@@ -5,8 +5,8 @@
  * suggestions), asks the pure planner what to do, and has the forge's
  * adapter do it. The ledger and the record are only read.
  */
-import { loadOutputReport } from '../loop/run-report-loader.js';
-import type { Git } from '../ports/git.js';
+import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
+import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
 import type { ExecuteResult, ForgeAdapter } from './adapter.js';
@@ -17,7 +17,8 @@ import { priorSettlements, runView } from './view.js';
 
 export interface PublishDeps {
   store: Store;
-  git: Git;
+  /** Read only: the fixer's hunks and files, and the record's verification. */
+  git: GitRevisions & GitDiffs & GitBlobs;
   repoRoot: string;
   /** The job's environment: its secrets are redacted from everything published. */
   env: NodeJS.ProcessEnv;

@@ -3,6 +3,14 @@
  * snapshot, and ask the store for the one run of its admission key.
  */
 import { relative } from 'node:path';
+import { ConfigLoadError } from '../config/errors.js';
+import {
+  agentFileDigests,
+  agentFiles,
+  type LoadedConfig,
+  loadConfigAt,
+  protectedPaths,
+} from '../config/loader.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
 import { type IgnoreRules, leavesOut } from '../core/ignore.js';
@@ -14,19 +22,12 @@ import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { commonGitDir } from '../git/dot-git.js';
 import { resolveUserRef } from '../git/user-ref.js';
-import { poolDir } from '../pool/location.js';
 import type { DiffRead } from '../ports/git.js';
 import type { AdmissionLimits, AdmitResult, RerunRequest } from '../ports/store.js';
 import { CONTROLLER_VERSION } from '../version.js';
-import {
-  agentFileDigests,
-  agentFiles,
-  type LoadedConfig,
-  loadConfigAt,
-  protectedPaths,
-} from './config-loader.js';
+import { poolDir } from './checkout/index.js';
 import type { LoopDeps } from './deps.js';
-import { ConfigLoadError, NothingToReviewError } from './errors.js';
+import { NothingToReviewError } from './errors.js';
 
 export interface AdmitRequest {
   repoDir: string;

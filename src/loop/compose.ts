@@ -4,10 +4,10 @@
  * themselves with the parts they want.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { configAt, workingTreeConfig } from '../config/unvalidated.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { UntrustedInputError } from '../core/errors.js';
 import type { LeaseOwner } from '../core/ledger.js';
@@ -21,7 +21,6 @@ import type { Store } from '../ports/store.js';
 import { createReviewer } from '../reviewers/index.js';
 import { DEFAULT_STORE_URL, openStore } from '../store/index.js';
 import { resolveBase } from './admission.js';
-import { CONFIG_NAMES } from './config-loader.js';
 import { crashPointFromEnv } from './crash-point.js';
 import type { LoopDeps, LoopEvent } from './deps.js';
 
@@ -184,38 +183,6 @@ export async function refuseUntrustedStateDir(
 }
 
 const STATE_DIR = '.revloop';
-
-/** The config at a commit, parsed but not validated (admission validates it, and says so with its key). */
-async function configAt(git: Git, repoRoot: string, sha: string): Promise<Record<string, unknown> | null> {
-  for (const name of CONFIG_NAMES) {
-    const bytes = await git.readFile(repoRoot, sha, name);
-    if (bytes) return parseRaw(name, bytes.toString('utf8'));
-  }
-  return null;
-}
-
-function parseRaw(name: string, text: string): Record<string, unknown> | null {
-  try {
-    const raw: unknown = name.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-    return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The config in the working tree, parsed but not validated, and its file
- * name: only ever compared with the trusted choice, never used for one.
- */
-function workingTreeConfig(repoRoot: string): { name: string; config: Record<string, unknown> } | null {
-  for (const name of CONFIG_NAMES) {
-    const p = join(repoRoot, name);
-    if (!existsSync(p)) continue;
-    const config = parseRaw(name, readFileSync(p, 'utf8'));
-    return config && { name, config };
-  }
-  return null;
-}
 
 /**
  * Opens the ledger the trusted side chose, after refusing anything the

@@ -5,13 +5,14 @@
 import type { Hash } from '../core/canonical-json.js';
 import type { AgentConfig, ReviewerConfig } from '../core/config.js';
 import type { LeaseOwner } from '../core/ledger.js';
+import type { CheckResult } from '../core/progress.js';
 import type { Role } from '../core/types.js';
 import type { Confinement } from '../io/confine.js';
+import type { ConfineRequest } from '../io/process-group.js';
 import type { Clock, Random } from '../ports/clock.js';
 import type { Git } from '../ports/git.js';
 import type { Reviewer } from '../ports/reviewer.js';
 import type { Store } from '../ports/store.js';
-import type { runCheck } from './run-check.js';
 
 export type ReviewerFactory = (
   cfg: AgentConfig | ReviewerConfig,
@@ -42,6 +43,15 @@ export type LoopEvent =
     }
   | { kind: 'retry'; runId: string; name: string; class: string; delayMs: number }
   | { kind: 'end'; runId: string; status: string; outcome: string | null };
+
+/** Runs one configured check in a directory (run/run-check.ts is the real one; tests may count or fake it). */
+export type CheckRunner = (
+  check: { name: string; run: string[]; timeoutSeconds: number },
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  now: () => number,
+  confine?: ConfineRequest,
+) => Promise<CheckResult>;
 
 export interface LoopDeps {
   store: Store;
@@ -76,5 +86,5 @@ export interface LoopDeps {
    */
   confinement?: (() => Confinement | null) | undefined;
   /** Runs one configured check; run-check.ts (a real process) unless a test simulates checks. */
-  runCheck?: typeof runCheck | undefined;
+  runCheck?: CheckRunner | undefined;
 }

@@ -1,13 +1,6 @@
 /** Errors of the loop driver. */
 import { RevloopError } from '../core/errors.js';
 
-/** The config or criteria could not be loaded or is invalid (exit 2). */
-export class ConfigLoadError extends RevloopError {
-  constructor(message: string, data: Record<string, unknown> = {}) {
-    super('config', message, data);
-  }
-}
-
 /** Another live process holds the run. */
 export class RunBusyError extends RevloopError {
   constructor(runId: string, owner: string) {

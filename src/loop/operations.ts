@@ -12,8 +12,9 @@ import { recordPathFor } from '../record/write.js';
 import { UnknownRunError } from '../store/errors.js';
 import { type Admission, type AdmitRequest, admit } from './admission.js';
 import type { LoopDeps } from './deps.js';
-import { type DriveOptions, type DriveResult, driveRun } from './driver.js';
 import { RunBusyError } from './errors.js';
+import { writeRunOutputs, writeRunRecord } from './outputs/index.js';
+import { type DriveOptions, type DriveResult, driveRun } from './run/index.js';
 import {
   DEFAULT_STORE_PATIENCE_MS,
   isLedgerFault,
@@ -21,7 +22,6 @@ import {
   StorePatience,
   type StoreWaitEvents,
 } from './store-patience.js';
-import { writeRunOutputs, writeRunRecord } from './write-record.js';
 
 export type ReviewOutcome =
   | { kind: 'deferred'; limit: 'capacity' | 'cost'; detail: string }

@@ -34,7 +34,7 @@ export interface RenameSection {
   text: string;
 }
 
-/** One read of the canonical diff (Git.diffRead). */
+/** One read of the canonical diff (GitDiffs.diffRead). */
 export interface DiffRead {
   digest: string;
   /**
@@ -48,12 +48,16 @@ export interface DiffRead {
   /**
    * Where each file's `diff --git` line starts in `text`, found while the
    * diff streamed in; only for an all-ASCII text with no binary patch (each
-   * section's length is then its byte count). Git.promptSections takes it.
+   * section's length is then its byte count). GitDiffs.promptSections takes it.
    */
   sectionStarts?: readonly number[];
 }
 
-export interface Git {
+/**
+ * Which commit a name stands for, and what the repository is: reads of
+ * revisions and refs. Changes when how revisions are named or found changes.
+ */
+export interface GitRevisions {
   /** Top-level directory of the repository containing `dir`; throws NotARepositoryError. */
   root(dir: string): Promise<string>;
   /**
@@ -75,42 +79,19 @@ export interface Git {
    * shorthand matching), in the order given. Symbolic refs count.
    */
   existingRefs?(repo: string, names: readonly string[]): Promise<string[]>;
-  /**
-   * The entries at and below `path` in commit `sha`, recursively, with their
-   * git modes (`120000` a symlink, `160000` a submodule), never following one;
-   * [] when the path is absent.
-   */
-  treeEntries?(repo: string, sha: string, path: string): Promise<TreeEntry[]>;
-  /**
-   * The files `to` has that `from` does not have with the same content (added
-   * or modified, no rename detection), with their new blob ids.
-   */
-  changedBlobs?(
-    repo: string,
-    from: string,
-    to: string,
-  ): Promise<{ path: string; oid: string; mode: string }[]>;
-  /**
-   * Every entry that differs between two commits' trees (no rename
-   * detection), with both modes: what a fix changed, submodules and links
-   * included.
-   */
-  treeChanges(repo: string, from: string, to: string): Promise<TreeChange[]>;
   /** Whether a commit object exists. */
   commitExists(repo: string, sha: string): Promise<boolean>;
-  /**
-   * A git bundle of the fix commit `commit`, the HEAD of checkout `worktree`,
-   * that needs only `prerequisite` (the revision the run admitted): what another
-   * clone imports to have the fix (importFixBundle).
-   */
-  bundleFix(worktree: string, commit: string, prerequisite: string): Promise<Buffer>;
-  /**
-   * Fetches a bundle's tip into the private ref `ref` (under refs/revloop/) and
-   * keeps it only when it is commit `expected`: FixBundleRefusedError, and the
-   * ref gone, otherwise. No tags, no other ref, no hooks.
-   */
-  importFixBundle(repo: string, bundle: Buffer, expected: string, ref: string): Promise<void>;
   mergeBase(repo: string, a: string, b: string): Promise<string>;
+  /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
+  isShallow?(repo: string): Promise<boolean>;
+}
+
+/**
+ * What changed between two commits: the canonical diff (its digest, its text,
+ * its prompt sections) and the lists of changed files, hunks and tree entries.
+ * Changes when the canonical diff or a view of it changes.
+ */
+export interface GitDiffs {
   /**
    * sha256 (hex) of the canonical diff from `base` to `head`, computed by
    * streaming git's output: the diff is never held whole in memory.
@@ -134,6 +115,8 @@ export interface Git {
      */
     leavesOut?: (path: string) => boolean,
   ): Promise<DiffRead>;
+  /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
+  diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   /**
    * The sections every prompt of a revision cuts from: diffSections' of the
    * prompt diff of `base`..`head`, with the pairs git's rename detection takes
@@ -151,14 +134,31 @@ export interface Git {
     /** The frozen ignore rules: a file deleted at a path they leave out is no rename's source. */
     leavesOut?: (path: string) => boolean,
   ): Promise<DiffSection[]>;
-  /** The canonical diff's text as prompts carry it (as diffRead's); throws DiffTooLargeError past maxBytes. */
-  diffText(repo: string, base: string, head: string, maxBytes: number): Promise<string>;
   /**
    * The files changed from `base` to `head` (renames followed); with `paths`, only
    * changes that touch one of them (as old or new path), each path taken literally.
    */
   changedFiles(repo: string, base: string, head: string, paths?: readonly string[]): Promise<ChangedFile[]>;
   hunks(repo: string, base: string, head: string): Promise<FileHunks[]>;
+  /**
+   * Every entry that differs between two commits' trees (no rename
+   * detection), with both modes: what a fix changed, submodules and links
+   * included.
+   */
+  treeChanges(repo: string, from: string, to: string): Promise<TreeChange[]>;
+  /**
+   * The files `to` has that `from` does not have with the same content (added
+   * or modified, no rename detection), with their new blob ids.
+   */
+  changedBlobs?(
+    repo: string,
+    from: string,
+    to: string,
+  ): Promise<{ path: string; oid: string; mode: string }[]>;
+}
+
+/** What a commit holds: files, their sizes and tree entries, read without a checkout. */
+export interface GitBlobs {
   /**
    * Contents of a file at a commit, or null when absent. `blob`: the file's
    * blob id there when the caller knows it (a canonical diff's `index` line),
@@ -177,12 +177,21 @@ export interface Git {
     sha: string,
     files: readonly { path: string; blob?: string | undefined }[],
   ): Promise<Map<string, number | null>>;
-  /** Whether the repository is a shallow clone (history cut short: a missing commit may just not be fetched). */
-  isShallow?(repo: string): Promise<boolean>;
+  /**
+   * The entries at and below `path` in commit `sha`, recursively, with their
+   * git modes (`120000` a symlink, `160000` a submodule), never following one;
+   * [] when the path is absent.
+   */
+  treeEntries?(repo: string, sha: string, path: string): Promise<TreeEntry[]>;
   /** What a path is at a commit, to say why a file is missing (a directory, a submodule), or null when absent. */
   pathKind?(repo: string, sha: string, path: string): Promise<'file' | 'directory' | 'submodule' | null>;
+}
 
-  // Worktrees and commits for the fixer.
+/**
+ * The fixer's checkouts: made, bound, cleaned and reset, their edits listed
+ * and committed. Changes when how a fix is made in a checkout changes.
+ */
+export interface GitWorktrees {
   addWorktree(repo: string, dir: string, sha: string): Promise<void>;
   removeWorktree(repo: string, dir: string): Promise<void>;
   /**
@@ -224,6 +233,13 @@ export interface Git {
    * among them, is FixerHistoryError.
    */
   commitAll(dir: string, parent: string, message: string): Promise<string | null>;
+}
+
+/**
+ * Writes that move refs, and the bundles that carry a fix commit to another
+ * clone. Changes when how a fix lands or travels changes.
+ */
+export interface GitRefs {
   /**
    * Points `ref` at `sha` (compare-and-swap when `expectOld` is given). With
    * `soleWriter` the caller is the ref's one writer (a run's private ref, held
@@ -248,13 +264,31 @@ export interface Git {
    */
   fastForward(repo: string, ref: string, from: string, to: string): Promise<{ checkout: string | null }>;
   /**
+   * A git bundle of the fix commit `commit`, the HEAD of checkout `worktree`,
+   * that needs only `prerequisite` (the revision the run admitted): what another
+   * clone imports to have the fix (importFixBundle).
+   */
+  bundleFix(worktree: string, commit: string, prerequisite: string): Promise<Buffer>;
+  /**
+   * Fetches a bundle's tip into the private ref `ref` (under refs/revloop/) and
+   * keeps it only when it is commit `expected`: FixBundleRefusedError, and the
+   * ref gone, otherwise. No tags, no other ref, no hooks.
+   */
+  importFixBundle(repo: string, bundle: Buffer, expected: string, ref: string): Promise<void>;
+  /**
    * Fetches `refspecs` (each forced into a `refs/revloop/` or `refs/remotes/` ref) from the
    * remote named `remote`, with no hooks, tags or submodules; GitError when the fetch fails.
    */
   fetchRefs(repo: string, remote: string, refspecs: readonly string[]): Promise<void>;
 }
 
-/** One entry of {@link Git.treeEntries}. */
+/**
+ * All of git the loop needs, as src/git implements it; a consumer takes only
+ * the roles it uses.
+ */
+export type Git = GitRevisions & GitDiffs & GitBlobs & GitWorktrees & GitRefs;
+
+/** One entry of {@link GitBlobs.treeEntries}. */
 export interface TreeEntry {
   mode: string;
   /** `blob`, `tree` or `commit` (a submodule). */
@@ -263,7 +297,7 @@ export interface TreeEntry {
   path: string;
 }
 
-/** One entry of {@link Git.treeChanges}; a mode of `000000` is the side where the path is absent. */
+/** One entry of {@link GitDiffs.treeChanges}; a mode of `000000` is the side where the path is absent. */
 export interface TreeChange {
   path: string;
   oldMode: string;

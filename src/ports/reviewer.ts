@@ -20,7 +20,7 @@ export interface CallRequest {
   repoDir: string;
   /**
    * Directories the call may read and never write, beside its checkout: the
-   * judge tree its own files run from (src/loop/judge-tree.ts). A confined
+   * judge tree its own files run from (src/loop/checkout/judge-tree.ts). A confined
    * runner binds them read-only.
    */
   readOnlyDirs?: string[] | undefined;

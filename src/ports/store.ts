@@ -82,17 +82,30 @@ export interface RunEnd {
   detail: string | null;
 }
 
-export interface Store {
+/**
+ * The store's lifecycle: which adapter it is, and closing it (each adapter
+ * migrates its schema when it is opened, before any role below is used).
+ */
+export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres' | 'memory';
   close(): Promise<void>;
+}
 
-  /** The webhook service's deliveries and the pull requests runs were admitted for (ports/deliveries.ts). */
+/**
+ * The webhook service's deliveries and the pull requests runs were admitted
+ * for (ports/deliveries.ts). Changes when the service's bookkeeping changes.
+ */
+export interface ServiceLedger {
   readonly deliveries: DeliveryLedger;
+}
 
-  // Admission (invariant 3), atomic with the limits it checks.
+/**
+ * Which run is driven, and by whom: admission (invariant 3), atomic with the
+ * limits it checks, and leases (invariant 13), whose expiry is judged on the
+ * store's clock. Changes when scheduling or the fencing rule changes.
+ */
+export interface RunQueue {
   admit(input: AdmitInput): Promise<AdmitResult>;
-
-  // Leases (invariant 13). Expiry is judged on the store's clock.
   /**
    * Takes the run's lease when it is free or expired, or, when `ifToken` is
    * given, whenever the current token still equals it (the caller proved the
@@ -115,9 +128,33 @@ export interface Store {
   hasClaimable(repo?: string): Promise<boolean>;
   heartbeat(lease: Lease, ttlMs: number): Promise<Lease>;
   releaseLease(lease: Lease): Promise<void>;
+}
 
-  // Fenced writes.
+/**
+ * The run's progress through its rounds: fenced writes of the worker that
+ * holds the lease, and a named person's settlement of a finding. Changes when
+ * the round or its stages change.
+ */
+export interface RunLedger {
   beginRound(lease: Lease, round: number, head: string): Promise<void>;
+  /**
+   * Invariant 5: the stage result, its completion mark and its side rows in one
+   * transaction. Returns the stage's row as recorded (the earlier one when this
+   * completion repeats it), so the caller need not read it back.
+   */
+  completeStage(lease: Lease, c: StageCompletion): Promise<StageRow>;
+  /** Ends the run and releases its lease, in one transaction. */
+  finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
+  /** Settlement by a named person: not fenced, it does not belong to a worker. */
+  settle(findingId: string, s: Settlement): Promise<FindingRow>;
+}
+
+/**
+ * Every agent call of a run and what it cost: attempts, verdicts (each call
+ * key recorded once, invariant 6) and the spend of calls that gave none
+ * (invariant 12). Fenced. Changes when the call protocol changes.
+ */
+export interface VerdictLog {
   beginAttempt(lease: Lease, a: AttemptStart): Promise<void>;
   /**
    * `spentUsd`: what a call that gave no verdict still cost (a reply that was
@@ -154,19 +191,24 @@ export interface Store {
    * together, whose verdicts nothing has used yet (a chunked review round).
    */
   recordVerdicts(lease: Lease, items: readonly VerdictToRecord[]): Promise<RecordedVerdict[]>;
-  /**
-   * Invariant 5: the stage result, its completion mark and its side rows in one
-   * transaction. Returns the stage's row as recorded (the earlier one when this
-   * completion repeats it), so the caller need not read it back.
-   */
-  completeStage(lease: Lease, c: StageCompletion): Promise<StageRow>;
-  /** Ends the run and releases its lease, in one transaction. */
-  finishRun(lease: Lease, end: RunEnd): Promise<RunRow>;
+}
 
+/** An eval judge's decisions about a run: the judge's own call log. Changes when eval scoring changes. */
+export interface JudgementLog {
+  /** Insert-or-nothing on its call key (invariant 6); `judgement` is the first recorded. */
+  recordJudgement(
+    j: Omit<JudgementRow, 'recordedAt'>,
+  ): Promise<{ inserted: boolean; judgement: JudgementRow }>;
+  listJudgements(runId: string): Promise<JudgementRow[]>;
+}
+
+/**
+ * What another machine needs of a run: its fix commits and its signed record
+ * (docs/architecture.md). Changes when how a run's outputs travel changes.
+ */
+export interface RunArtifacts {
   /** Records where the signed record of a finished run lies. */
   setRecordPath(runId: string, path: string): Promise<void>;
-
-  // What another machine needs of a run: its fix commits and its signed record (docs/architecture.md).
   /** Keeps the git bundle that yields fix commit `commit` (fenced); insert-or-nothing on (run, commit). */
   putFixBundle(lease: Lease, commit: string, bundle: Buffer): Promise<void>;
   /** The bundle kept for a fix commit of the run, or null. */
@@ -179,17 +221,13 @@ export interface Store {
   getRecordEnvelope(runId: string): Promise<string | null>;
   /** Completed runs of `repo` whose signed envelope the ledger lacks, oldest first, at most `limit`. */
   runsWithoutRecord(repo: string, limit: number): Promise<RunRow[]>;
+}
 
-  // Settlement by a named person: not fenced, it does not belong to a worker.
-  settle(findingId: string, s: Settlement): Promise<FindingRow>;
-
-  /** An eval judge's decision: insert-or-nothing on its call key (invariant 6); `judgement` is the first recorded. */
-  recordJudgement(
-    j: Omit<JudgementRow, 'recordedAt'>,
-  ): Promise<{ inserted: boolean; judgement: JudgementRow }>;
-  listJudgements(runId: string): Promise<JudgementRow[]>;
-
-  // Reads.
+/**
+ * Reads of the ledger: what status, the dashboard, exports, replay and the
+ * record read. Changes when a reader needs a new view.
+ */
+export interface LedgerQueries {
   getRun(id: string): Promise<RunRow | null>;
   /** A unique run whose id starts with the prefix, or null. */
   findRun(idOrPrefix: string): Promise<RunRow | null>;
@@ -204,7 +242,20 @@ export interface Store {
   getFinding(idOrPrefix: string): Promise<FindingRow | null>;
 }
 
-/** One verdict of a batch (Store.recordVerdicts): recordVerdict's arguments. */
+/**
+ * The whole ledger, as each adapter implements it; a consumer takes only the
+ * roles it uses.
+ */
+export type Store = StoreLifecycle &
+  RunQueue &
+  ServiceLedger &
+  RunLedger &
+  VerdictLog &
+  JudgementLog &
+  RunArtifacts &
+  LedgerQueries;
+
+/** One verdict of a batch (VerdictLog.recordVerdicts): recordVerdict's arguments. */
 export interface VerdictToRecord {
   verdict: NewVerdict;
   endsAttempt?: number | undefined;

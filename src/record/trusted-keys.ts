@@ -10,13 +10,10 @@
 
 import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_NAMES } from '../core/config-names.js';
-import type { Git } from '../ports/git.js';
+import { configKeysAt } from '../config/keys.js';
+import type { GitBlobs, GitDiffs } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
-import { fastConfigKeys } from './config-keys.js';
 import { verifierFromPem } from './keys.js';
-
-export { CONFIG_NAMES };
 
 export interface TrustedKeys {
   verifiers: Verifier[];
@@ -27,44 +24,12 @@ export interface TrustedKeys {
 }
 
 /**
- * The config's `keys:` at `sha`, read without validating the rest (verify
- * stays light). `configPath` (the record's) is tried first, then the default names.
- */
-export async function configKeysAt(
-  git: Git,
-  root: string,
-  sha: string,
-  configPath?: string,
-): Promise<string[]> {
-  const names = configPath ? [configPath, ...CONFIG_NAMES.filter((n) => n !== configPath)] : CONFIG_NAMES;
-  for (const name of names) {
-    const bytes = await git.readFile(root, sha, name);
-    if (!bytes) continue;
-    const text = bytes.toString('utf8');
-    let value: unknown;
-    try {
-      if (name.endsWith('.json')) value = JSON.parse(text);
-      else {
-        const fast = fastConfigKeys(text);
-        // yaml is loaded only when the fast reader cannot tell: it costs more start-up than node itself.
-        value = fast ? { keys: fast } : (await import('yaml')).parse(text);
-      }
-    } catch {
-      return [];
-    }
-    const keys = (value as { keys?: unknown } | null)?.keys;
-    return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
-  }
-  return [];
-}
-
-/**
  * Trusted verifiers: config keys at `trustSha` plus local keys the checked-out
  * change did not add. `root` and `head` may still be in flight: the config is
  * read through `repo` meanwhile (every read is a git process, so overlap pays).
  */
 export async function trustedKeys(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: {
     repo: string;
     root: string | Promise<string>;
@@ -119,7 +84,7 @@ export async function trustedKeys(
 
 /** A listed key's bytes at the trusted commit; 'symlink' for a link entry (never followed), null when absent. */
 async function configKeyAt(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   sha: string,
   path: string,
@@ -207,7 +172,7 @@ const KEY_FILE_MAX_BYTES = 16 * 1024;
  * local) is never trusted.
  */
 async function keysTheChangeBrings(
-  git: Git,
+  git: GitBlobs & GitDiffs,
   at: { repo: string; head: string | Promise<string>; trustSha: string },
 ): Promise<Set<string>> {
   const ids = new Set<string>();

@@ -15,7 +15,7 @@ import { RevloopError, UntrustedInputError } from '../core/errors.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
 import { defaultTrustedRef, resolveUserRef } from '../git/user-ref.js';
 import { sha256 } from '../io/hash.js';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
 import type { Verifier } from '../ports/signer.js';
 import { checkSignatures, IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from './dsse.js';
 import { loadVerifiers } from './keys.js';
@@ -86,7 +86,8 @@ export interface VerifyResult {
 }
 
 export interface VerifyOptions {
-  git: Git;
+  /** Verify only reads: revisions, the diff and files at commits. */
+  git: GitRevisions & GitDiffs & GitBlobs;
   /** Any directory inside the checkout. */
   repo: string;
   /** Trusted public key files; when given, nothing else is trusted. */
@@ -407,7 +408,12 @@ function coverageGap(p: Predicate): string | null {
  * of another repository (or of history this clone did not fetch): said as a
  * mismatch with the checkout, not as a key or history problem.
  */
-async function foreignRecord(git: Git, repo: string, base: string, head: string): Promise<string | null> {
+async function foreignRecord(
+  git: GitRevisions,
+  repo: string,
+  base: string,
+  head: string,
+): Promise<string | null> {
   const [hasBase, hasHead] = await Promise.all(
     [base, head].map((sha) => git.commitExists(repo, sha).catch(() => false)),
   );

@@ -4,7 +4,7 @@
  * job's token in a finding; and an endpoint may echo a key in an error. Two
  * passes use this module: every call's reply, note and detail are redacted
  * before anything of the call is recorded (reviewers/index.ts), and every
- * report is redacted again on its way out (loop/run-report-loader.ts), with
+ * report is redacted again on its way out (loop/outputs/run-report-loader.ts), with
  * the secrets of the job that prints it.
  *
  * A secret is the value of an environment variable whose name looks like a

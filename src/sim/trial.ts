@@ -8,6 +8,7 @@
 import { countRuleStep } from '../analyze/stop-rule.js';
 import { decideRound, type OpenBlocker, type RoundDecision } from '../core/decide.js';
 import { evaluateProgress, type ProgressEvidence, type ProgressFacts } from '../core/progress.js';
+import { roundStep, WALK_START, type WalkFacts, type WalkPlan } from '../core/round-step.js';
 import type { SimParams, Upgrade } from './params.js';
 import { type SimLogFinding, type TrialOutcome, TrialState } from './trial-state.js';
 
@@ -35,6 +36,8 @@ export interface SideSpec {
   capAt?: number | null;
   /** Called after each round's decision with the facts it was taken on (tests). */
   onRound?: (r: RoundRecord) => void;
+  /** Called with each step of the walk the trial takes (tests: the one round order). */
+  onStep?: (plan: WalkPlan) => void;
 }
 
 export interface TrialRun {
@@ -61,54 +64,85 @@ export function runTrial(p: SimParams, side: SideSpec, trial: number, state?: Tr
   let capped: TrialOutcome | null = null;
   let ruleOn = rule !== null;
 
-  for (let round = 1; round <= p.maxRounds; round++) {
-    s.review(round);
-    const blockers = s.blockerCount;
-    let facts: ProgressFacts | null = null;
-    let evidence: ProgressEvidence | null = null;
-    if (round === 1) progress.push(true);
-    else if (ruleOn && rule === 'evidence') {
-      facts = s.progressFacts();
-      evidence = evaluateProgress(facts);
-      progress.push(evidence.progress);
-    } else if (ruleOn && rule === 'count') progress.push(countRuleStep(s.blocking[round - 2]!, blockers));
-    else progress.push(true);
-    const decision: RoundDecision = decideRound({
-      round,
-      budgets: UNBOUNDED,
-      hasFixer: true,
-      reviewsComplete: true,
-      // The sim prices no calls: cost is outside the model.
-      spentUsd: 0,
-      openBlockers: openList(blockers),
-      progress,
-      stopWindow: p.stopWindow,
-    });
-    side.onRound?.({
-      round,
-      blocking: blockers,
-      facts,
-      evidence,
-      findings: () => s.findings(),
-      progress: [...progress],
-      decision,
-    });
-
-    if (decision.kind === 'stop' && decision.stopReason === 'clear') {
-      s.fixMinorsAtStop(round);
-      if (outcome === null) outcome = s.outcome('converged');
-      else outcome.falseEscalation = true; // the stop rule ended a trial that was about to converge
-      if (capped === null && side.capAt != null) capped = s.outcome('converged');
-      break;
+  // The one walk of a round (core/round-step.ts): review (the sim's review gates and refutes
+  // too), decide, then rework; a stop other than clear is recorded and the trial played on.
+  let decision: RoundDecision | undefined;
+  let decided = 0;
+  const walkFacts: WalkFacts = {
+    hasChecks: false,
+    recorded: () => false,
+    decision: (round) => (round === decided ? decision : undefined),
+  };
+  let at = WALK_START;
+  walk: for (;;) {
+    const step = roundStep(at, walkFacts);
+    at = step.at;
+    const plan = step.plan;
+    side.onStep?.(plan);
+    if (plan.kind === 'begin') continue;
+    const round = plan.round;
+    if (plan.kind === 'stop') {
+      if (plan.decision.stopReason === 'clear') {
+        s.fixMinorsAtStop(round);
+        if (outcome === null) outcome = s.outcome('converged');
+        else outcome.falseEscalation = true; // the stop rule ended a trial that was about to converge
+        if (capped === null && side.capAt != null) capped = s.outcome('converged');
+        break;
+      }
+      if (outcome === null) {
+        // no_progress: record the escalation, then play the trial on to see whether it would have converged.
+        outcome = s.outcome('escalated');
+        ruleOn = false;
+      }
+      continue;
     }
-    if (decision.kind === 'stop' && outcome === null) {
-      // no_progress: record the escalation, then play the trial on to see whether it would have converged.
-      outcome = s.outcome('escalated');
-      ruleOn = false;
+    switch (plan.stage) {
+      case 'review':
+        s.review(round);
+        break;
+      case 'decide': {
+        const blockers = s.blockerCount;
+        let facts: ProgressFacts | null = null;
+        let evidence: ProgressEvidence | null = null;
+        if (round === 1) progress.push(true);
+        else if (ruleOn && rule === 'evidence') {
+          facts = s.progressFacts();
+          evidence = evaluateProgress(facts);
+          progress.push(evidence.progress);
+        } else if (ruleOn && rule === 'count') progress.push(countRuleStep(s.blocking[round - 2]!, blockers));
+        else progress.push(true);
+        decision = decideRound({
+          round,
+          budgets: UNBOUNDED,
+          hasFixer: true,
+          reviewsComplete: true,
+          // The sim prices no calls: cost is outside the model.
+          spentUsd: 0,
+          openBlockers: openList(blockers),
+          progress,
+          stopWindow: p.stopWindow,
+        });
+        decided = round;
+        side.onRound?.({
+          round,
+          blocking: blockers,
+          facts,
+          evidence,
+          findings: () => s.findings(),
+          progress: [...progress],
+          decision,
+        });
+        break;
+      }
+      case 'fix':
+        if (capped === null && side.capAt != null && round === side.capAt) capped = s.outcome('capped');
+        if (round === p.maxRounds) break walk;
+        s.rework(round);
+        break;
+      // The sim's review refutes as it gates, and it has no checks.
+      default:
+        break;
     }
-    if (capped === null && side.capAt != null && round === side.capAt) capped = s.outcome('capped');
-    if (round === p.maxRounds) break;
-    s.rework(round);
   }
   return {
     outcome: outcome ?? s.outcome('running'),

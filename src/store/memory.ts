@@ -306,7 +306,7 @@ export class MemoryStore implements Store {
     for (const f of c.findings ?? [])
       if (this.findings.has(f.id)) throw new LedgerConflictError(`finding ${f.id} is already recorded`);
     const fresh = new Set((c.findings ?? []).map((f) => f.id));
-    for (const x of [...(c.refutations ?? []), ...(c.disputes ?? [])]) {
+    for (const x of [...(c.refutations ?? []), ...(c.disputes ?? []), ...(c.settlements ?? [])]) {
       const f = this.findings.get(x.findingId);
       if (!fresh.has(x.findingId) && (!f || f.runId !== r.id)) throw new UnknownFindingError(x.findingId);
     }
@@ -330,6 +330,10 @@ export class MemoryStore implements Store {
       });
     for (const x of c.refutations ?? []) this.findings.get(x.findingId)!.refutation = copyJson(x.refutation);
     for (const x of c.disputes ?? []) this.findings.get(x.findingId)!.dispute = { reason: x.reason };
+    for (const x of c.settlements ?? []) {
+      const f = this.findings.get(x.findingId)!;
+      f.settlement ??= copyJson(x.settlement);
+    }
     if (c.run?.head !== undefined) r.head = c.run.head;
     if (c.run?.costUsd !== undefined) r.costUsd = c.run.costUsd;
     if (c.run?.roundsDone !== undefined) r.roundsDone = c.run.roundsDone;

@@ -10,9 +10,9 @@ import { type ErrorCode, RevloopError } from '../core/errors.js';
 import { stage } from '../core/stage-results.js';
 import { DiffTooLargeError } from '../git/errors.js';
 import { createGit } from '../git/index.js';
-import { loadOutputReport } from '../loop/run-report-loader.js';
+import { loadOutputReport } from '../loop/outputs/run-report-loader.js';
 import { settleFinding } from '../loop/settle.js';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { verifyRecordFile } from '../record/verify.js';
 import { assetStore, defaultAssetRoot, type StaticFile } from './assets.js';
@@ -34,7 +34,7 @@ export interface AppOptions {
   hosts: () => readonly string[];
   /** Directory holding the compiled browser modules (default: this package's dist/). */
   assetRoot?: string | undefined;
-  git?: Git | undefined;
+  git?: (GitRevisions & GitDiffs & GitBlobs) | undefined;
   now?: (() => number) | undefined;
   /** Eval reports for the eval page (`revloop ui --eval`); null: the page says how to give one. */
   evalReports?: EvalReports | null | undefined;

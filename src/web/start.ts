@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import type { Git } from '../ports/git.js';
+import type { GitBlobs, GitDiffs, GitRevisions } from '../ports/git.js';
 import type { Store } from '../ports/store.js';
 import { UiStartError } from './errors.js';
 import type { EvalReports } from './eval-reports.js';
@@ -21,7 +21,7 @@ export interface StartUiOptions {
   /** Default: a fresh random token. */
   token?: string | undefined;
   assetRoot?: string | undefined;
-  git?: Git | undefined;
+  git?: (GitRevisions & GitDiffs & GitBlobs) | undefined;
   now?: (() => number) | undefined;
   evalReports?: EvalReports | null | undefined;
   env?: NodeJS.ProcessEnv | undefined;

@@ -9,8 +9,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/parse.js';
 import { ignoreMatcher } from '../../src/core/ignore.js';
-import { parseConfigText } from '../../src/loop/config-loader.js';
 import { claudeEnv, cleanupAgentHomes, findAgentClis } from '../helpers/agent-clis.js';
 import { type AgentModelServer, answers, startAgentModelServer } from '../helpers/agent-model-server.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';

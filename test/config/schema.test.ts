@@ -10,8 +10,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseConfigText } from '../../src/config/parse.js';
 import { configJsonSchema, parseConfig } from '../../src/core/config.js';
-import { parseConfigText } from '../../src/loop/config-loader.js';
 
 const shipped = JSON.parse(
   readFileSync(new URL('../../schema/revloop.config.schema.json', import.meta.url), 'utf8'),

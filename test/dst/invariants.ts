@@ -15,7 +15,7 @@ import type { DecideResult, ReviewResult, StageRow, VerdictRow } from '../../src
 import { isBlockingSeverity, isRetryable, isTerminal } from '../../src/core/types.js';
 import { diffSections } from '../../src/git/diff-sections.js';
 import { sha256 } from '../../src/io/hash.js';
-import { chunkLimit, planReview } from '../../src/loop/review-plan.js';
+import { chunkLimit, planReview } from '../../src/loop/run/review-plan.js';
 import type { RecordedVerdict } from '../../src/ports/store.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/record/keys.js';
 import { verifyRecord } from '../../src/record/verify.js';

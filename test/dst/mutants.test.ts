@@ -25,8 +25,8 @@ vi.mock('../../src/core/failure-map.js', async (importOriginal) => {
 
 /** The mutant: a chunked round's group commit records the first verdict of each transaction only. */
 const dropsBatched = vi.hoisted(() => ({ on: false }));
-vi.mock('../../src/loop/verdict-batch.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/loop/verdict-batch.js')>();
+vi.mock('../../src/loop/calls/verdict-batch.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/loop/calls/verdict-batch.js')>();
   class FirstOnly extends real.VerdictBatch {
     constructor(...[ctx, lease, size]: ConstructorParameters<typeof real.VerdictBatch>) {
       const store = ctx.deps.store;

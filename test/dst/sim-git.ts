@@ -76,6 +76,12 @@ export class SimGit implements Git {
     return this.get(sha).files;
   }
 
+  /** The parents of a commit (one, or none for a root), as a contract reads them from outside the port. */
+  parentsOf(sha: string): string[] {
+    const parent = this.get(sha).parent;
+    return parent ? [parent] : [];
+  }
+
   /** The fixer's view: the worktree it was given, to edit in place. */
   worktree(dir: string): SimWorktree | undefined {
     return this.worktrees.get(dir);

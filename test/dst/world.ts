@@ -5,13 +5,13 @@
  * from it with their own owner and their own view of the ports.
  */
 import { hostname } from 'node:os';
+import { type LoadedConfig, loadConfigAt } from '../../src/config/loader.js';
 import { canonicalJson } from '../../src/core/canonical-json.js';
 import { admissionKey, snapshotKey } from '../../src/core/keys.js';
 import type { CheckResult } from '../../src/core/progress.js';
 import { writeFileAtomic } from '../../src/io/atomic-file.js';
 import { sha256 } from '../../src/io/hash.js';
 import { buildSnapshot } from '../../src/loop/admission.js';
-import { type LoadedConfig, loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import type { AdmitInput } from '../../src/ports/store.js';
 import { MemoryStore } from '../../src/store/memory.js';

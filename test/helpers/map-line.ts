@@ -1,7 +1,7 @@
 /**
  * Where a line of `path` at `from` lies at `to`, from the Git port's hunks:
  * null when the line was changed or deleted in between, or the file is gone.
- * The loop asks about ranges of lines, not one line's place (src/loop/line-facts.ts);
+ * The loop asks about ranges of lines, not one line's place (src/loop/run/line-facts.ts);
  * tests ask one line at a time. Hunks are git's `-U0` hunks, where a hunk with
  * count 0 on one side sits *after* the line its start names (so `-3,0` inserts
  * after old line 3, `+0,0` deletes at the top).

@@ -13,7 +13,7 @@ import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { promptPath } from '../../src/io/prompt-files.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
-import { signingKeyPath } from '../../src/loop/write-record.js';
+import { signingKeyPath } from '../../src/loop/outputs/write-record.js';
 import type { Store } from '../../src/ports/store.js';
 import { openStore } from '../../src/store/index.js';
 import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';

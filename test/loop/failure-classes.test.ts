@@ -14,7 +14,7 @@ import type { RunReport } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import { resumeRun } from '../../src/loop/operations.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
 import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
 import {
   baseConfig,

@@ -4,7 +4,7 @@
  * own machine, and another clone says the ledger holds no bundle of it).
  */
 import { describe, expect, it } from 'vitest';
-import { haveFixCommit, keepFixBundle, MAX_FIX_BUNDLE_BYTES } from '../../src/loop/fix-bundles.js';
+import { haveFixCommit, keepFixBundle, MAX_FIX_BUNDLE_BYTES } from '../../src/loop/run/fix-bundles.js';
 import type { Git } from '../../src/ports/git.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { admitInput, owner } from '../store/fixtures/data.js';

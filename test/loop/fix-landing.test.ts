@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixResult } from '../../src/core/stage-results.js';
-import { escalationJson, escalationMarkdown } from '../../src/loop/escalation.js';
+import { escalationJson, escalationMarkdown } from '../../src/loop/outputs/escalation.js';
 import { renderRunSummary } from '../../src/report/terminal.js';
 import {
   baseConfig,

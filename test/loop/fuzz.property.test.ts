@@ -21,7 +21,7 @@ import { createFixtureRepo } from '../../src/git/fixture-repo.js';
 import { admit } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
-import { driveRun } from '../../src/loop/driver.js';
+import { driveRun } from '../../src/loop/run/driver.js';
 import type { Git } from '../../src/ports/git.js';
 import type { CallResult, Reviewer } from '../../src/ports/reviewer.js';
 import type { AdmitInput } from '../../src/ports/store.js';

@@ -5,7 +5,7 @@
  * for another diff string of the same head.
  */
 import { describe, expect, it } from 'vitest';
-import { GitFacts } from '../../src/loop/git-facts.js';
+import { GitFacts } from '../../src/loop/run/git-facts.js';
 import type { Git } from '../../src/ports/git.js';
 
 const TEXT = 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';

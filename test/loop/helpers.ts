@@ -25,16 +25,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { loadConfigAt } from '../../src/config/loader.js';
 import { replayRun } from '../../src/core/replay.js';
 import { type RunReport, roundLog } from '../../src/core/run-report.js';
 import { sha256 } from '../../src/io/hash.js';
 import type { AdmitRequest } from '../../src/loop/admission.js';
 import { composeDeps } from '../../src/loop/compose.js';
-import { loadConfigAt } from '../../src/loop/config-loader.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
-import { escalationMarkdown } from '../../src/loop/escalation.js';
 import { type ReviewOutcome, reviewRevision } from '../../src/loop/operations.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import { escalationMarkdown } from '../../src/loop/outputs/escalation.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
 import type { Store } from '../../src/ports/store.js';
 import {
   renderRunSummary,

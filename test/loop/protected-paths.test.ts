@@ -5,7 +5,8 @@
  * A check's arguments are evidence commands, not files the review trusts.
  */
 import { describe, expect, it } from 'vitest';
-import { parseConfigText, protectedPaths } from '../../src/loop/config-loader.js';
+import { protectedPaths } from '../../src/config/loader.js';
+import { parseConfigText } from '../../src/config/parse.js';
 
 const loaded = (yaml: string) => ({
   config: parseConfigText(yaml, 'revloop.config.yaml'),

@@ -13,9 +13,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGit } from '../../src/git/index.js';
+import { sweepPool } from '../../src/loop/checkout/pool/gc.js';
+import { poolDir } from '../../src/loop/checkout/pool/location.js';
 import { RunBusyError } from '../../src/loop/errors.js';
-import { sweepPool } from '../../src/pool/gc.js';
-import { poolDir } from '../../src/pool/location.js';
 import { verifyRecordFile } from '../../src/record/verify.js';
 import {
   Crash,

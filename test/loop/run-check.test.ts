@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/loop/run-check.js';
+import { runCheck } from '../../src/loop/run/run-check.js';
 import { isAlive } from '../helpers/process.js';
 import { cleanupDirs, tempDir } from '../reviewers/call-request.js';
 

@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
 import { generateKeyPair } from '../../src/record/keys.js';
 import { openStore } from '../../src/store/index.js';
 import { runDetail } from '../../src/web/run-view.js';

@@ -1,9 +1,9 @@
 /** The small owners of a run's state (issue 16, point 5): each keeps its fields private and says what it knows. */
 import { describe, expect, it } from 'vitest';
-import { FreezeGuard } from '../../src/loop/freeze-guard.js';
-import { Memo } from '../../src/loop/memo.js';
-import { RunBudget } from '../../src/loop/run-budget.js';
-import { WorktreeState } from '../../src/loop/worktree-state.js';
+import { WorktreeState } from '../../src/loop/checkout/worktree-state.js';
+import { FreezeGuard } from '../../src/loop/run/freeze-guard.js';
+import { Memo } from '../../src/loop/run/memo.js';
+import { RunBudget } from '../../src/loop/run/run-budget.js';
 
 describe('Memo', () => {
   it('reads each key once, forgets a failure unless told to keep it, and lets a fresh read replace one', async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reusableRegistration } from '../../src/git/worktree-files.js';
-import { takeLane } from '../../src/pool/lanes.js';
+import { takeLane } from '../../src/loop/checkout/pool/lanes.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { ensureBuilt, ROOT, runCli, testEnv } from '../loop/helpers.js';
 

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { poolDir } from '../../src/loop/checkout/pool/location.js';
 import { resumeRun } from '../../src/loop/operations.js';
-import { poolDir } from '../../src/pool/location.js';
 import {
   dyingAt,
   inProcess,

@@ -5,7 +5,7 @@
  * way is waited for (its verdict would be recorded), never dropped.
  */
 import { describe, expect, it } from 'vitest';
-import { inOrder, runBounded } from '../../src/loop/concurrent-calls.js';
+import { inOrder, runBounded } from '../../src/loop/calls/concurrent-calls.js';
 
 /** A call that finishes when its test says so, so no verdict depends on timing. */
 function gate<T>() {

@@ -15,11 +15,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the bench's loopback endpoint is plain JavaScript
 import { startCacheServer } from '../../bench/anthropic-cache-server.mjs';
 import { createFixtureRepo } from '../../src/git/fixture-repo.js';
+import { prefixWarming, WARM_WAIT_MS } from '../../src/loop/calls/prefix-warming.js';
 import { composeDeps } from '../../src/loop/compose.js';
 import { reviewRevision } from '../../src/loop/operations.js';
-import { prefixWarming, WARM_WAIT_MS } from '../../src/loop/prefix-warming.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
-import { signingKeyPath } from '../../src/loop/write-record.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
+import { signingKeyPath } from '../../src/loop/outputs/write-record.js';
 import { openStore } from '../../src/store/index.js';
 import { expectReplayIdentical } from '../loop/helpers.js';
 

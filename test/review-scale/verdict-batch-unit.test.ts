@@ -1,5 +1,5 @@
 /**
- * VerdictBatch alone (src/loop/verdict-batch.ts), against a store that keeps
+ * VerdictBatch alone (src/loop/calls/verdict-batch.ts), against a store that keeps
  * what it is asked to write: a lone verdict at once, those ended during a
  * write together in the next (up to the configured size), in the order the
  * calls ended, each written only once its prompts are saved, the calls held
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/core/ledger.js';
 import type { VerdictRow } from '../../src/core/stage-results.js';
 import { parseVerdictRow } from '../../src/core/stored-rows.js';
-import { VerdictBatch } from '../../src/loop/verdict-batch.js';
+import { VerdictBatch } from '../../src/loop/calls/verdict-batch.js';
 import type { RecordedVerdict, VerdictToRecord } from '../../src/ports/store.js';
 
 const lease: Lease = { runId: 'run-1', token: 1, owner: { id: 'o', host: 'h', pid: 1 }, expiresAt: 0 };

@@ -1,6 +1,6 @@
 /**
  * P9's batched verdicts under a real kill -9: a chunked round records its
- * verdicts by group commit, up to VERDICTS_PER_COMMIT to a transaction (src/loop/verdict-batch.ts). The
+ * verdicts by group commit, up to VERDICTS_PER_COMMIT to a transaction (src/loop/calls/verdict-batch.ts). The
  * controller is SIGKILLed by its own reviewer in the middle of the round;
  * whatever the ledger then holds, every recorded verdict has its prompt on
  * disk and its attempt ended `ok`, and the run taken over completes clear
@@ -11,8 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ReviewResult } from '../../src/core/stage-results.js';
-import { loadRunReport } from '../../src/loop/run-report-loader.js';
-import { VERDICTS_PER_COMMIT } from '../../src/loop/verdict-batch.js';
+import { VERDICTS_PER_COMMIT } from '../../src/loop/calls/verdict-batch.js';
+import { loadRunReport } from '../../src/loop/outputs/run-report-loader.js';
 import {
   baseConfig,
   ensureBuilt,

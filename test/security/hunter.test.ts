@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeBwrap } from '../../src/io/confine.js';
-import { signingKeyPath } from '../../src/loop/write-record.js';
+import { signingKeyPath } from '../../src/loop/outputs/write-record.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { BASE_FILE, CRITERIA, ensureBuilt, HEAD_FILE, runCli, testEnv } from '../loop/helpers.js';
 import { JOB_SECRETS } from './job-secrets.js';

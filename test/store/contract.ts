@@ -600,6 +600,57 @@ export function runStoreContract(
         ]);
       });
 
+      it("records inherited settlements with the decision, never over a person's own", async () => {
+        const lease = await running();
+        const f0 = finding(lease.runId, 'ck', 0);
+        const f1 = finding(lease.runId, 'ck', 1);
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: reviewResult(),
+          findings: [f0, f1],
+        });
+        const own = { by: 'bob', decision: 'upheld' as const, note: 'real', at: 5 };
+        await store.settle(f1.id, own);
+        const carried = {
+          by: 'alice',
+          decision: 'overturned' as const,
+          note: 'carried over from alice',
+          at: 4,
+          origin: { findingId: 'earlier', runId: 'r0' },
+        };
+        const decide: StageCompletion = {
+          round: 1,
+          stage: 'decide',
+          result: {
+            reviewsComplete: true,
+            openBlockers: [],
+            blocking: 0,
+            settlements: { [f0.id]: 'overturned', [f1.id]: 'upheld' },
+            progressFacts: null,
+            evidence: null,
+            progress: [true],
+            spentUsd: 0,
+            decision: { kind: 'stop', outcome: 'clear', stopReason: 'clear' },
+          },
+          settlements: [
+            { findingId: f0.id, settlement: carried },
+            { findingId: f1.id, settlement: carried },
+          ],
+        };
+        await store.completeStage(lease, decide);
+        const fs = await store.listFindings(lease.runId);
+        expect(fs.map((f) => f.settlement)).toEqual([carried, own]);
+        await expect(
+          store.completeStage(lease, {
+            ...decide,
+            round: 2,
+            settlements: [{ findingId: 'missing', settlement: carried }],
+          }),
+        ).rejects.toMatchObject({ name: 'UnknownFindingError', code: 'unknown_finding' });
+        expect((await store.listStages(lease.runId)).map((s) => s.round)).toEqual([1, 1]);
+      });
+
       it('is a no-op when replayed with the same result and refuses a different one', async () => {
         const lease = await running();
         const f0 = finding(lease.runId, 'ck', 0);

@@ -9,11 +9,11 @@ import { createGit } from '../../git/index.js';
 import { sha256 } from '../../io/hash.js';
 import { type PrunedPrompts, prunePrompts } from '../../io/prompt-retention.js';
 import { sweepTempFiles } from '../../io/temp-sweep.js';
+import { sweepJudgeTrees } from '../../loop/checkout/judge-tree.js';
+import { sweepPool } from '../../loop/checkout/pool/gc.js';
+import { poolDir } from '../../loop/checkout/pool/location.js';
 import { openRepoStore, trustedMachineConfig } from '../../loop/compose.js';
-import { sweepJudgeTrees } from '../../loop/judge-tree.js';
-import { sweepPool } from '../../pool/gc.js';
-import { poolDir } from '../../pool/location.js';
-import type { Git } from '../../ports/git.js';
+import type { GitWorktrees } from '../../ports/git.js';
 import { type Command, printJson } from '../io.js';
 
 interface Opts {
@@ -29,7 +29,7 @@ interface Opts {
  * that runs now ended left in the temp dir, and the temp files that writers
  * killed mid-write left in the state dir (a prompt, a record: io/temp-sweep.ts);
  * with --prompts-older-than, the stored prompts no run has used for that long
- * (io/prompt-retention.ts); and the judge trees (loop/judge-tree.ts) no live
+ * (io/prompt-retention.ts); and the judge trees (loop/checkout/judge-tree.ts) no live
  * run reads its config from, and the refs fixes of ended runs were imported
  * into (git/import-refs.ts). Exit 0; 2 when not in a repository or given a bad age.
  */
@@ -111,7 +111,7 @@ async function prunePromptsOlderThan(
 
 /** Checkouts outside the pool (`<tmp>/revloop-worktrees/<repo>-<run>-<token>`) whose run has ended or is unknown. */
 async function sweepOwnCheckouts(
-  git: Git,
+  git: GitWorktrees,
   root: string,
   opts: Opts,
   env: NodeJS.ProcessEnv,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { CONFIG_NAMES } from '../../config/locate.js';
 import { UsageError } from '../../core/errors.js';
 import { createGit } from '../../git/index.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -81,9 +82,7 @@ const init: Command<Opts> = async (_args, opts, io) => {
     writeFileAtomic(path, text);
     written.push(name);
   };
-  const hasConfig = ['revloop.config.yaml', 'revloop.config.yml', 'revloop.config.json'].some((n) =>
-    existsSync(join(root, n)),
-  );
+  const hasConfig = CONFIG_NAMES.some((n) => existsSync(join(root, n)));
   if (hasConfig && !opts.force)
     throw new UsageError('a revloop config already exists (use --force to overwrite)');
   put('revloop.config.yaml', CONFIG);

@@ -6,6 +6,7 @@
  * it); the ledger and the record are only read.
  */
 import { resolve } from 'node:path';
+import { loadRunConfig } from '../../config/loader.js';
 import { INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS } from '../../core/choices.js';
 import { UsageError } from '../../core/errors.js';
 import {
@@ -17,7 +18,6 @@ import {
   resolveTarget,
 } from '../../forge/index.js';
 import { createGit } from '../../git/index.js';
-import { loadRunConfig } from '../../loop/config-loader.js';
 import { findRunOrThrow } from '../../loop/operations.js';
 import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';

@@ -1,9 +1,9 @@
+import { loadConfigAt } from '../../config/loader.js';
 import { UsageError } from '../../core/errors.js';
 import { replayRun } from '../../core/replay.js';
 import { sha256 } from '../../io/hash.js';
-import { loadConfigAt } from '../../loop/config-loader.js';
 import { findRunOrThrow } from '../../loop/operations.js';
-import { loadRunReport } from '../../loop/run-report-loader.js';
+import { loadRunReport } from '../../loop/outputs/run-report-loader.js';
 import { openRepo } from '../context.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { checkFileTarget } from '../../io/atomic-file.js';
 import { resumeRun } from '../../loop/operations.js';
-import { loadOutputReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/outputs/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { openRepo } from '../context.js';
 import { type Command, printJson } from '../io.js';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { ConfigSource } from '../../core/choices.js';
 import { checkFileTarget } from '../../io/atomic-file.js';
 import { reviewRevision } from '../../loop/operations.js';
-import { loadOutputReport } from '../../loop/run-report-loader.js';
+import { loadOutputReport } from '../../loop/outputs/run-report-loader.js';
 import { renderRunSummary } from '../../report/terminal.js';
 import { applyRun } from '../apply.js';
 import { openRepo, trustFrom } from '../context.js';

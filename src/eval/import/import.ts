@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { RevloopError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import type { Git } from '../../ports/git.js';
+import type { GitBlobs, GitRevisions } from '../../ports/git.js';
 import { corpusSchema, defectsOf, type EvalCase, isLocated } from '../corpus-schema.js';
 import { CorpusError } from '../errors.js';
 import { type ImportedPr, zodIssueAt } from './imported.js';
@@ -40,7 +40,7 @@ export interface ImportOptions {
   repos?: string | undefined;
   /** SWE-PRBench: import only the PRs of this published split (split.ts). */
   split?: string | undefined;
-  git: Git;
+  git: GitRevisions & GitBlobs;
 }
 
 export interface NotPresent {

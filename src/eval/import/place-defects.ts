@@ -7,7 +7,7 @@
  * the judge instead: without its line, or, when the file is gone, without
  * its file (named in the description).
  */
-import type { Git } from '../../ports/git.js';
+import type { GitBlobs } from '../../ports/git.js';
 import type { Defect } from '../corpus-schema.js';
 
 const lineCount = (b: Buffer): number => {
@@ -17,7 +17,7 @@ const lineCount = (b: Buffer): number => {
 };
 
 export async function placeDefects(
-  git: Git,
+  git: GitBlobs,
   repo: string,
   head: string,
   defects: Defect[],

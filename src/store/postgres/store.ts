@@ -462,6 +462,19 @@ export class PostgresStore implements Store {
       };
       for (const x of s.refutations ?? []) await patch(x.findingId, 'refutation', x.refutation);
       for (const x of s.disputes ?? []) await patch(x.findingId, 'dispute', { reason: x.reason });
+      for (const x of s.settlements ?? []) {
+        const mine = await c.query('SELECT 1 FROM findings WHERE id = $1 AND run_id = $2', [
+          x.findingId,
+          lease.runId,
+        ]);
+        if (mine.rowCount === 0) throw new UnknownFindingError(x.findingId);
+        const st = x.settlement;
+        await c.query(
+          `INSERT INTO settlements (finding_id, by, decision, note, at, origin) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+           ON CONFLICT (finding_id) DO NOTHING`,
+          [x.findingId, st.by, st.decision, st.note, st.at, st.origin ? toJson(st.origin) : null],
+        );
+      }
       await c.query(
         `UPDATE runs SET head = coalesce($2, head), cost_usd = coalesce($3, cost_usd),
            rounds_done = coalesce($4, rounds_done), updated_at = ${NOW} WHERE id = $1`,

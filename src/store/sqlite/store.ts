@@ -508,6 +508,20 @@ export class SqliteStore implements Store {
         this.patchFinding(lease.runId, x.findingId, 'refutation', x.refutation);
       for (const x of c.disputes ?? [])
         this.patchFinding(lease.runId, x.findingId, 'dispute', { reason: x.reason });
+      for (const x of c.settlements ?? []) {
+        if (!this.one('SELECT 1 AS x FROM findings WHERE id = ? AND run_id = ?', x.findingId, lease.runId))
+          throw new UnknownFindingError(x.findingId);
+        this.exec(
+          `INSERT INTO settlements (finding_id, by, decision, note, at, origin) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (finding_id) DO NOTHING`,
+          x.findingId,
+          x.settlement.by,
+          x.settlement.decision,
+          x.settlement.note,
+          x.settlement.at,
+          x.settlement.origin ? toJson(x.settlement.origin) : null,
+        );
+      }
       this.exec(
         `UPDATE runs SET head = coalesce(?, head), cost_usd = coalesce(?, cost_usd),
            rounds_done = coalesce(?, rounds_done), updated_at = ? WHERE id = ?`,
