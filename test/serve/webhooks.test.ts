@@ -316,4 +316,55 @@ describe('comments', () => {
       },
     ]);
   });
+
+  it('hands a GitLab merge request note to the handler, never a bot user’s', async () => {
+    const seen: unknown[] = [];
+    const { serve } = await start({ forge: 'gitlab', onComment: async (e) => void seen.push(e) });
+    const note = (username: string) => ({
+      object_kind: 'note',
+      user: { id: 3, username },
+      project: { id: 42, path_with_namespace: 'acme/widgets' },
+      object_attributes: { id: 501, note: '/revloop pause', noteable_type: 'MergeRequest' },
+      merge_request: { iid: 7 },
+    });
+    expect((await sendGitLab(serve.url, note('bob'), { event: 'Note Hook' })).status).toBe(200);
+    expect((await sendGitLab(serve.url, note('project_42_bot_0a1b'), { event: 'Note Hook' })).status).toBe(
+      200,
+    );
+    expect(seen).toEqual([
+      { forge: 'gitlab', repo: 'acme/widgets', pr: 7, commentId: 501, author: 'bob', body: '/revloop pause' },
+    ]);
+  });
+
+  it('answers 503 when the handler fails, so the forge delivers the comment again', async () => {
+    const { serve } = await start({
+      onComment: async () => {
+        throw new Error('handler down');
+      },
+    });
+    const res = await sendGitHub(serve.url, 'issue_comment', {
+      action: 'created',
+      issue: { number: 7, pull_request: { url: 'x' } },
+      comment: { id: 5, body: '/revloop review', user: { login: 'alice', type: 'User' } },
+      repository: { full_name: 'acme/widgets' },
+      sender: { login: 'alice', type: 'User' },
+    });
+    expect(res).toMatchObject({ status: 503, body: { error: 'the delivery could not be handled' } });
+  });
+});
+
+describe('GitHub’s form encoding', () => {
+  it('reads `payload=` bodies, signed on the encoded bytes', async () => {
+    const { serve, store, r } = await start();
+    const raw = new URLSearchParams({
+      payload: JSON.stringify(pullRequestPayload({ action: 'opened', head: r.head })),
+    }).toString();
+    const res = await sendGitHub(serve.url, 'pull_request', null, {
+      raw,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(202);
+    await settled(store);
+    expect(await store.listRuns()).toHaveLength(1);
+  });
 });
