@@ -30,6 +30,8 @@ export const Exit = {
   narrowRecord: 13,
   /** Confinement was required (`REVLOOP_CONFINE=require`, `--require-confined`) and is not available, or a record was not confined. */
   notConfined: 14,
+  /** serve: the ledger is not PostgreSQL (a service is many processes sharing one queue). */
+  needsPostgres: 15,
   /** A bug: an error revloop did not expect. */
   internal: 70,
 } as const;
@@ -87,6 +89,7 @@ const byCode: Record<ErrorCode, Exit> = {
   untrusted_input: Exit.untrustedInput,
   fix_bundle_refused: Exit.untrustedInput,
   confinement_unavailable: Exit.notConfined,
+  service_needs_postgres: Exit.needsPostgres,
 };
 
 export function exitCodeFor(err: unknown): Exit {

@@ -189,6 +189,11 @@ withRepo(program.command('worker'))
   .option('--lease-seconds <n>', 'lease time to live (default: REVLOOP_LEASE_MS, else 30 s)')
   .option('--store-patience <seconds>', 'how long to wait for an unavailable ledger before exiting 5', '120')
   .option('--require-confined', 'refuse to start unless the runs can run confined (exit 14)')
+  .option(
+    '--api-url <url>',
+    'the forge API runs admitted by `revloop serve` are published to (default GITHUB_API_URL or CI_API_V4_URL)',
+  )
+  .option('--token-env <name>', 'environment variable holding the forge token for those publications')
   .option('--json', 'print JSON lines')
   .action(lazy('worker'));
 
@@ -385,6 +390,40 @@ withRepo(program.command('ui'))
   .option('--port <n>', 'port (0 = any free)', '7357')
   .option('--host <h>', 'bind address', '127.0.0.1')
   .action(lazy('ui'));
+
+withRepo(program.command('serve'))
+  .description('webhook service on PostgreSQL: verified deliveries are admitted; workers review and publish')
+  .addOption(
+    new Option('--forge <forge>', 'the forge whose webhooks are served')
+      .choices(['github', 'gitlab'])
+      .default('github'),
+  )
+  .option('--repository <name>', 'the served repository: OWNER/NAME (GitLab: the project path)')
+  .option('--remote <name>', "the clone's remote that is the forge's repository", 'origin')
+  .option('--host <h>', 'bind address', '127.0.0.1')
+  .option('--port <n>', 'port (0 = any free)', '8080')
+  .option(
+    '--secret-file <path>',
+    'webhook secrets: the current one on the first line, the previous one (rotation) on the second; default: REVLOOP_WEBHOOK_SECRET and REVLOOP_WEBHOOK_SECRET_PREVIOUS',
+  )
+  .option('--drafts', 'review draft pull requests too')
+  .option(
+    '--bot <login...>',
+    "logins whose events never trigger a run (revloop's own identity), besides every Bot",
+  )
+  .option('--max-body-bytes <n>', 'larger bodies are refused with 413', String(5 * 1024 * 1024))
+  .option(
+    '--reconcile-seconds <n>',
+    'list open pull requests and admit missed heads this often, and on start (0: never)',
+    '300',
+  )
+  .option('--api-url <url>', 'the forge API (default GITHUB_API_URL or CI_API_V4_URL, else the public one)')
+  .option('--token-env <name>', 'environment variable holding the forge token for the reconciler')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 stopped by SIGINT/SIGTERM, 2 usage (no webhook secret, a bad flag), 5 ledger unavailable, 15 the ledger is not PostgreSQL.\nGuide: docs/serve.md',
+  )
+  .action(lazy('serve'));
 
 try {
   await program.parseAsync(process.argv);

@@ -64,6 +64,8 @@ export const ErrorCode = {
   // tracked state dir, a working-tree `store:`), or confinement required and not available.
   untrusted_input: 'untrusted_input',
   confinement_unavailable: 'confinement_unavailable',
+  // The webhook service runs on a shared ledger only.
+  service_needs_postgres: 'service_needs_postgres',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -5,6 +5,7 @@ import type { ForgeTarget } from './target.js';
 
 export { ForgeRefusedError, ForgeTargetError } from './errors.js';
 export { DEFAULT_PUBLISH_OPTIONS, type PublishResult, publishRun } from './publish.js';
+export { listOpenPulls, type OpenPull, type RepositoryTarget } from './pulls.js';
 export { type ForgeTarget, resolveTarget, type TargetFlags } from './target.js';
 export type { PublishOptions } from './types.js';
 

@@ -8,6 +8,7 @@ import { canonicalDiffOps } from './canonical-diff.js';
 import { changeOps } from './changes.js';
 import { commonDirResolver } from './common-dir.js';
 import { fastForwardOps } from './fast-forward.js';
+import { fetchOps } from './fetch.js';
 import { identityOps } from './identity.js';
 import { revOps } from './revs.js';
 import { createRunner, type GitOptions } from './run.js';
@@ -40,5 +41,6 @@ export function createGit(opts: GitOptions = {}): Git {
     ...fastForwardOps(run),
     ...identityOps(run),
     ...bundleOps(run),
+    ...fetchOps(run),
   };
 }

@@ -275,6 +275,11 @@ export interface GitRefs {
    * ref gone, otherwise. No tags, no other ref, no hooks.
    */
   importFixBundle(repo: string, bundle: Buffer, expected: string, ref: string): Promise<void>;
+  /**
+   * Fetches `refspecs` (each forced into a `refs/revloop/` or `refs/remotes/` ref) from the
+   * remote named `remote`, with no hooks, tags or submodules; GitError when the fetch fails.
+   */
+  fetchRefs(repo: string, remote: string, refspecs: readonly string[]): Promise<void>;
 }
 
 /**

@@ -18,6 +18,7 @@ import type {
 } from '../core/ledger.js';
 import type { NewVerdict, StageCompletion, StageRow, VerdictRow } from '../core/stage-results.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
+import type { DeliveryLedger } from './deliveries.js';
 
 export interface AdmissionLimits {
   /** Max runs queued or running at once. */
@@ -88,6 +89,14 @@ export interface RunEnd {
 export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres' | 'memory';
   close(): Promise<void>;
+}
+
+/**
+ * The webhook service's deliveries and the pull requests runs were admitted
+ * for (ports/deliveries.ts). Changes when the service's bookkeeping changes.
+ */
+export interface ServiceLedger {
+  readonly deliveries: DeliveryLedger;
 }
 
 /**
@@ -239,6 +248,7 @@ export interface LedgerQueries {
  */
 export type Store = StoreLifecycle &
   RunQueue &
+  ServiceLedger &
   RunLedger &
   VerdictLog &
   JudgementLog &

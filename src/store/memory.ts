@@ -38,6 +38,7 @@ import {
   UnknownFindingError,
   UnknownRunError,
 } from './errors.js';
+import { MemoryDeliveries } from './memory-deliveries.js';
 import {
   admissionCost,
   attemptNeverBegun,
@@ -71,9 +72,19 @@ export class MemoryStore implements Store {
   private readonly bundles = new Map<string, Buffer>();
   private readonly envelopes = new Map<string, string>();
   private seq = 0;
+  readonly deliveries: MemoryDeliveries;
 
   constructor(opts: MemoryStoreOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.deliveries = new MemoryDeliveries({
+      now: () => this.now(),
+      runs: () => this.runs.values(),
+      abort: (r, detail) => {
+        this.end(r, { status: 'aborted', outcome: null, stopReason: null, reason: 'superseded', detail });
+        r.fencingToken++;
+        return this.out(r);
+      },
+    });
   }
 
   async close(): Promise<void> {}

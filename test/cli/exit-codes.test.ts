@@ -31,6 +31,8 @@ const BEFORE: Partial<Record<ErrorCode, number>> = {
   // A fix bundle in the ledger that does not yield its commit is a refused trust input too.
   fix_bundle_refused: 12,
   confinement_unavailable: 14,
+  // New with the webhook service: serve refuses any ledger but PostgreSQL.
+  service_needs_postgres: 15,
 };
 
 describe('error codes and their exits (issue 16, point 7)', () => {

@@ -262,6 +262,11 @@ export class SimGit implements Git {
     return { checkout: null };
   }
 
+  /** The simulated world has no remote: the service that fetches is tested against real git. */
+  async fetchRefs(): Promise<void> {
+    throw new Error('SimGit has no remote to fetch from');
+  }
+
   private lookup(ref: string): string | undefined {
     return (
       this.refs.get(ref) ?? this.refs.get(`refs/heads/${ref}`) ?? (this.commits.has(ref) ? ref : undefined)

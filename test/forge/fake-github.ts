@@ -27,6 +27,10 @@ export interface FakePull {
   heads: string[];
   files: { filename: string; status: string; patch: string }[];
   headRepo: string;
+  /** Open unless closed (the list of open pull requests leaves it out). */
+  closed?: boolean;
+  draft?: boolean;
+  author?: { login: string; type: 'User' | 'Bot' };
 }
 
 interface Comment {
@@ -182,6 +186,20 @@ export class FakeGitHub {
       return user.installation
         ? send(403, { message: 'Resource not accessible by integration' })
         : send(200, { login: user.login, type: user.type, id: 1 });
+    if (method === 'GET' && p === '/pulls')
+      return send(
+        200,
+        [...this.pulls.values()]
+          .filter((pr) => !pr.closed && (url.searchParams.get('state') ?? 'open') === 'open')
+          .map((pr) => ({
+            number: pr.number,
+            state: 'open',
+            draft: pr.draft === true,
+            user: { id: 1, ...(pr.author ?? { login: 'alice', type: 'User' }) },
+            head: { sha: pr.head, ref: 'feature', repo: { full_name: pr.headRepo } },
+            base: { sha: pr.base, ref: 'main', repo: { full_name: `${this.owner}/${this.repo}` } },
+          })),
+      );
     m = /^\/pulls\/(\d+)(\/.*)?$/.exec(p);
     if (m) {
       const pr = this.pulls.get(Number(m[1]));

@@ -85,12 +85,31 @@ export class FakeGitLab {
     if (method !== 'GET') for (const [k, v] of url.searchParams) body[k] = v;
     else
       for (const k of url.searchParams.keys())
-        if (!['page', 'per_page', 'pagination', 'name', 'order_by', 'sort'].includes(k))
+        if (!['page', 'per_page', 'pagination', 'name', 'order_by', 'sort', 'state'].includes(k))
           return bad(`unknown query parameter ${k}`);
     const p = url.pathname.replace('/api/v4', '');
     const mrPath = `/projects/${this.project}/merge_requests/${this.mr.iid}`;
     if (method !== 'GET' && !user.canWrite) return send(403, { message: '403 Forbidden' });
     if (method === 'GET' && p === '/user') return send(200, { id: 1, username: user.username });
+    if (method === 'GET' && p === `/projects/${this.project}/merge_requests`) {
+      const state = url.searchParams.get('state');
+      if (state !== null && !['opened', 'closed', 'locked', 'merged', 'all'].includes(state))
+        return bad(`state must be opened, closed, locked, merged or all, not ${state}`);
+      return send(
+        200,
+        state === null || state === 'opened' || state === 'all'
+          ? [
+              {
+                iid: this.mr.iid,
+                sha: this.mr.head,
+                target_branch: 'main',
+                draft: false,
+                author: { id: 2, username: 'alice', bot: false },
+              },
+            ]
+          : [],
+      );
+    }
     if (p.startsWith(`/projects/${this.project}/merge_requests/`) && !p.startsWith(mrPath))
       return send(404, { message: '404 Not found' });
     if (method === 'GET' && p === mrPath)

@@ -6,6 +6,7 @@ import { runWorker } from '../../loop/operations.js';
 import { StorePatience, type StoreWaitEvents } from '../../loop/store-patience.js';
 import type { Command } from '../io.js';
 import { progressPrinter } from '../progress.js';
+import { triggeredPublisher } from '../publish-triggered.js';
 
 interface Opts {
   repo?: string;
@@ -16,6 +17,8 @@ interface Opts {
   storePatience: string;
   requireConfined?: boolean;
   json?: boolean;
+  apiUrl?: string;
+  tokenEnv?: string;
 }
 
 /**
@@ -61,9 +64,16 @@ const worker: Command<Opts> = async (_args, opts, io) => {
     requireConfined: opts.requireConfined,
     warn: (line) => io.stderr(line),
   });
+  // Runs `revloop serve` admitted for a pull request are published to it as they end.
+  const publisher = triggeredPublisher(io, { root, store, deps }, opts, Boolean(opts.json));
+  const stopPublishing = new AbortController();
+  const stopBoth = () => stopPublishing.abort();
+  io.stopSignal.addEventListener('abort', stopBoth, { once: true });
+  let publishing: Promise<void> = Promise.resolve();
   try {
     // Decided before a run is claimed: a required confinement that is missing claims nothing (exit 14).
     deps.confinement?.();
+    publishing = publisher.every(1000, stopPublishing.signal);
     const res = await runWorker(deps, {
       concurrency,
       exitWhenIdle: Boolean(opts.exitWhenIdle),
@@ -86,9 +96,16 @@ const worker: Command<Opts> = async (_args, opts, io) => {
         );
       },
     });
+    stopPublishing.abort();
+    await publishing;
+    // What ended last is published before an idle worker exits.
+    if (!io.stopSignal.aborted) await publisher.sweep();
     if (!opts.json) io.stderr(`revloop worker: ${res.runs} run(s) driven, stopping\n`);
     return 0;
   } finally {
+    stopPublishing.abort();
+    await publishing;
+    io.stopSignal.removeEventListener('abort', stopBoth);
     progress.done();
     await store.close();
   }

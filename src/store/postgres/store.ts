@@ -61,6 +61,7 @@ import {
   toJson,
 } from '../shared/rules.js';
 import { ACTIVE_SQL, canMoveInto, claimableSql, HELD_SQL, statusIn } from '../shared/status-sql.js';
+import { PgDeliveries } from './deliveries.js';
 import { mapPgFault } from './faults.js';
 import { ADMIT_LOCK, migratePostgres } from './migrate.js';
 
@@ -137,6 +138,7 @@ export class PostgresStore implements Store {
 
   /** Opens each transaction and bounds its idle time, in one round trip (SET LOCAL also holds behind a transaction-mode pooler). */
   private readonly begin: string;
+  readonly deliveries: PgDeliveries;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -144,6 +146,11 @@ export class PostgresStore implements Store {
     idleInTransactionMs: number,
   ) {
     this.begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleInTransactionMs))}`;
+    this.deliveries = new PgDeliveries({
+      pool: () => this.pool,
+      tx: (fn) => this.tx(fn),
+      guard: (fn) => this.guard(fn),
+    });
   }
 
   async close(): Promise<void> {

@@ -65,6 +65,7 @@ import {
   toJson,
 } from '../shared/rules.js';
 import { ACTIVE_SQL, canMoveInto, claimableSql, statusIn } from '../shared/status-sql.js';
+import { SqliteDeliveries } from './deliveries.js';
 import { mapSqliteFault } from './faults.js';
 import { lostLog } from './lost-log.js';
 import { migrateSqlite, needsMigration } from './migrate.js';
@@ -184,11 +185,22 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly statements = new Map<string, Database.Statement>();
 
+  readonly deliveries: SqliteDeliveries;
+
   constructor(
     private readonly db: Database.Database,
     readonly path: string,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.deliveries = new SqliteDeliveries({
+      now: () => this.now(),
+      one: (sql, ...args) => this.one(sql, ...args),
+      all: (sql, ...args) => this.all(sql, ...args),
+      exec: (sql, ...args) => this.exec(sql, ...args),
+      write: (fn) => this.write(fn),
+      read: (fn) => this.read(fn),
+    });
+  }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();

@@ -4,6 +4,7 @@ import m003 from './003-judgements.js';
 import m004 from './004-attempt-confined.js';
 import m005 from './005-reruns.js';
 import m006 from './006-ledger-artifacts.js';
+import m007 from './007-deliveries.js';
 
 /** Numbered PostgreSQL migrations, applied in order under an advisory lock. Never edit an applied one. */
 export const PG_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -13,4 +14,5 @@ export const PG_MIGRATIONS: readonly { version: number; name: string; sql: strin
   { version: 4, name: 'attempt-confined', sql: m004 },
   { version: 5, name: 'reruns', sql: m005 },
   { version: 6, name: 'ledger-artifacts', sql: m006 },
+  { version: 7, name: 'deliveries', sql: m007 },
 ];

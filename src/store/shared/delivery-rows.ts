@@ -1,0 +1,50 @@
+/** Rows of the service's tables as the ports name them, the same for every store. */
+
+import { TERMINAL_STATUSES } from '../../core/types.js';
+import type {
+  DeliveryForge,
+  DeliveryIntent,
+  DeliveryRow,
+  DeliveryState,
+  RunTrigger,
+} from '../../ports/deliveries.js';
+import type { Raw } from './rows.js';
+import { statusIn } from './status-sql.js';
+
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+export const toDelivery = (r: Raw): DeliveryRow => ({
+  forge: String(r.forge) as DeliveryForge,
+  deliveryId: String(r.delivery_id),
+  bodyDigest: String(r.body_digest),
+  event: String(r.event),
+  intent: String(r.intent) as DeliveryIntent,
+  repository: String(r.repository),
+  pr: Number(r.pr),
+  head: strOrNull(r.head),
+  baseBranch: String(r.base_branch),
+  sender: strOrNull(r.sender),
+  state: String(r.state) as DeliveryState,
+  detail: strOrNull(r.detail),
+  runId: strOrNull(r.run_id),
+  receivedAt: Number(r.received_at),
+  attempts: Number(r.attempts),
+});
+
+export const toTrigger = (r: Raw): RunTrigger => ({
+  runId: String(r.run_id),
+  forge: String(r.forge) as DeliveryForge,
+  repository: String(r.repository),
+  pr: Number(r.pr),
+  deliveryId: String(r.delivery_id),
+  publishedAt: numOrNull(r.published_at),
+  detail: strOrNull(r.detail),
+});
+
+/** The columns a new delivery is inserted with, in order. */
+export const DELIVERY_COLUMNS =
+  'forge, delivery_id, body_digest, event, intent, repository, pr, head, base_branch, sender, state, received_at';
+
+/** A run that has ended, for the publication claim (the run's alias is `r`). */
+export const ENDED_RUN_SQL = statusIn(TERMINAL_STATUSES, 'r.status');
