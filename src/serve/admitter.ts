@@ -13,6 +13,8 @@ import type { LoopDeps } from '../loop/deps.js';
 import { NothingToReviewError } from '../loop/errors.js';
 import { isLedgerFault } from '../loop/store-patience.js';
 import type { DeliveryEnd, DeliveryForge, DeliveryRow } from '../ports/deliveries.js';
+import type { RerunRequest } from '../ports/store.js';
+import type { RerunOutcome } from './comment-commands.js';
 import type { Served, ServeLog } from './deps.js';
 
 /** The ref of a pull request's head in the served clone. */
@@ -31,6 +33,8 @@ export interface AdmitterOptions {
   fetchAttempts?: number | undefined;
   /** How soon a delivery is tried again after a transient fault or a deferred admission. */
   retryMs?: number | undefined;
+  /** Whether the pull request carries the pause label (`/revloop pause`): asked of the forge, never of the event. */
+  isPaused?: ((pr: number) => Promise<boolean>) | undefined;
 }
 
 export type Outcome = { kind: 'end'; end: DeliveryEnd } | { kind: 'retry'; afterMs: number; detail: string };
@@ -53,6 +57,23 @@ export async function admitDelivery(
       kind: 'end',
       end: { state: 'cancelled', runId: null, detail: `${cancelled.length} queued run(s) cancelled` },
     };
+  }
+  if (opts.isPaused) {
+    const paused = await opts.isPaused(d.pr).then(
+      (p) => p,
+      (err: unknown) => err,
+    );
+    if (paused instanceof Error || (paused !== true && paused !== false)) {
+      const detail = `could not ask whether pull request ${d.pr} is paused: ${firstLine(paused)}`;
+      if (d.attempts < (opts.fetchAttempts ?? 5))
+        return { kind: 'retry', afterMs: retryMs * d.attempts, detail };
+      return { kind: 'end', end: { state: 'failed', runId: null, detail } };
+    }
+    if (paused)
+      return {
+        kind: 'end',
+        end: { state: 'ignored', runId: null, detail: 'paused (/revloop resume to review again)' },
+      };
   }
   const head = pullRef(d.forge, d.pr);
   const base = `refs/remotes/${served.remote}/${d.baseBranch}`;
@@ -93,6 +114,37 @@ export async function admitDelivery(
     // A config the base cannot load, an ambiguous ref, a diff too large: the delivery says why, for good.
     return { kind: 'end', end: { state: 'failed', runId: null, detail: firstLine(err) } };
   }
+}
+
+/**
+ * `/revloop review`: the pull request's live head reviewed again, on purpose
+ * (who asked, why), against the base its latest run was admitted with, as
+ * `review --rerun --reason` does. A pull request no run was admitted for yet
+ * has nothing to review again.
+ */
+export async function admitRerun(
+  deps: LoopDeps,
+  served: Served,
+  forge: DeliveryForge,
+  pr: number,
+  rerun: RerunRequest,
+): Promise<RerunOutcome> {
+  const identity = await deps.git.identity(served.repoRoot);
+  const runs = await deps.store.listRuns({ changeKey: `${identity}#${pullChange(forge, pr)}` });
+  const latest = runs.sort((a, b) => b.createdAt - a.createdAt)[0];
+  if (!latest) return { kind: 'deferred', detail: 'no review of this pull request yet' };
+  const head = pullRef(forge, pr);
+  await deps.git.fetchRefs(served.repoRoot, served.remote, [`+${forgeHeadRef(forge, pr)}:${head}`]);
+  const { result } = await admit(deps, {
+    repoDir: served.repoRoot,
+    baseRef: latest.snapshot.base,
+    headRef: head,
+    change: pullChange(forge, pr),
+    configFrom: 'base',
+    rerun,
+  });
+  if (result.kind === 'deferred') return { kind: 'deferred', detail: result.detail };
+  return { kind: result.kind === 'created' ? 'admitted' : 'existing', runId: result.run.id };
 }
 
 const firstLine = (err: unknown): string =>

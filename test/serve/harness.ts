@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listOpenPulls } from '../../src/forge/index.js';
 import { composeDeps } from '../../src/loop/compose.js';
+import type { LoopDeps } from '../../src/loop/deps.js';
 import type { DeliveryRow } from '../../src/ports/deliveries.js';
 import type { Store } from '../../src/ports/store.js';
 import type { OnComment, ServePolicy } from '../../src/serve/deps.js';
@@ -87,6 +88,8 @@ export async function ledgerProxy(target: string): Promise<LedgerProxy> {
 
 export interface Bench {
   r: ReviewRepo;
+  /** The loop's deps over the served clone and the service's ledger (as the service has them). */
+  deps: LoopDeps;
   /** The served clone (its origin is `r.dir`). */
   clone: string;
   store: Store;
@@ -107,6 +110,8 @@ export interface BenchOptions {
   secrets?: readonly string[];
   onComment?: OnComment;
   reconcileMs?: number;
+  /** The pause check the admitter asks before a review (`/revloop pause`). */
+  isPaused?: (pr: number) => Promise<boolean>;
 }
 
 export async function bench(o: BenchOptions): Promise<Bench> {
@@ -144,7 +149,7 @@ export async function bench(o: BenchOptions): Promise<Bench> {
           listOpenPulls({ forge: 'github', repository: 'acme/widgets', apiUrl: gh.url, token: TOKENS.app })
       : null,
     reconcileMs: o.reconcileMs ?? 3_600_000,
-    admitter: { idleMs: 50, retryMs: 50 },
+    admitter: { idleMs: 50, retryMs: 50, isPaused: o.isPaused },
   });
   let n = 0;
   return {
@@ -152,6 +157,7 @@ export async function bench(o: BenchOptions): Promise<Bench> {
     clone,
     store,
     serve,
+    deps: composeDeps({ store, repoRoot: clone, env: testEnv() }),
     logs,
     setPull,
     push(pr, file) {

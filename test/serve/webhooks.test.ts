@@ -368,3 +368,70 @@ describe('GitHub’s form encoding', () => {
     expect(await store.listRuns()).toHaveLength(1);
   });
 });
+
+describe('/revloop pause and /revloop review, as the service acts on them', () => {
+  it('a paused pull request is not reviewed (the forge is asked, never the event); resumed, it is', async () => {
+    let paused = true;
+    const asked: number[] = [];
+    const { serve, store, r } = await start({
+      isPaused: async (pr) => {
+        asked.push(pr);
+        return paused;
+      },
+    });
+    await sendGitHub(serve.url, 'pull_request', pullRequestPayload({ action: 'opened', head: r.head }));
+    const [d] = await settled(store);
+    expect(d).toMatchObject({ state: 'ignored', runId: null });
+    expect(d?.detail).toContain('paused');
+    expect(await store.listRuns()).toEqual([]);
+    paused = false;
+    await sendGitHub(serve.url, 'pull_request', pullRequestPayload({ action: 'synchronize', head: r.head }));
+    const all = await settled(store);
+    expect(all.filter((x) => x.state === 'admitted')).toHaveLength(1);
+    expect(await store.listRuns()).toHaveLength(1);
+    expect(asked).toEqual([7, 7]);
+  });
+
+  it('a pause check the forge cannot answer is tried again, never taken for "not paused" or "paused"', async () => {
+    let calls = 0;
+    const { serve, store, r } = await start({
+      isPaused: async () => {
+        if (++calls < 3) throw new Error('502 from the forge');
+        return false;
+      },
+    });
+    await sendGitHub(serve.url, 'pull_request', pullRequestPayload({ action: 'opened', head: r.head }));
+    const [d] = await settled(store);
+    expect(d).toMatchObject({ state: 'admitted' });
+    expect(calls).toBe(3);
+  });
+
+  it('/revloop review admits the live head again with who asked and why; before any review there is nothing to rerun', async () => {
+    const { admitRerun } = await import('../../src/serve/admitter.js');
+    const { serve, store, r, deps } = await start();
+    const served = {
+      forge: 'github' as const,
+      repository: 'acme/widgets',
+      repoRoot: b?.clone ?? '',
+      remote: 'origin',
+    };
+    const ask = { by: 'github:grace', reason: 'the flaky reviewer timed out' };
+    expect(await admitRerun(deps, served, 'github', 7, ask)).toEqual({
+      kind: 'deferred',
+      detail: 'no review of this pull request yet',
+    });
+    await sendGitHub(serve.url, 'pull_request', pullRequestPayload({ action: 'opened', head: r.head }));
+    const [d] = await settled(store);
+    const again = await admitRerun(deps, served, 'github', 7, ask);
+    // The first run is still queued (no worker here): a rerun of it answers with it.
+    expect(again).toEqual({ kind: 'existing', runId: d?.runId });
+    await store.finishRun(
+      (await store.acquireLease(d?.runId ?? '', { id: 'h:1:x', host: 'h', pid: 1 }, 60_000))!,
+      { status: 'completed', outcome: 'findings', stopReason: 'clear', reason: null, detail: null },
+    );
+    const third = await admitRerun(deps, served, 'github', 7, ask);
+    expect(third.kind).toBe('admitted');
+    const run = third.kind === 'admitted' ? await store.getRun(third.runId) : null;
+    expect(run).toMatchObject({ head: r.head, rerun: { ordinal: 1, ...ask } });
+  });
+});

@@ -9,6 +9,7 @@ import { listOpenPulls } from '../../forge/index.js';
 import { createGit } from '../../git/index.js';
 import { composeDeps, trustedMachineConfig } from '../../loop/compose.js';
 import { type DeliveryForge, FORGE_NAMES } from '../../ports/deliveries.js';
+import { commandForgeFromEnv, servedCommands } from '../../serve/commands-wiring.js';
 import { ServiceNeedsPostgresError } from '../../serve/errors.js';
 import { secretSource } from '../../serve/signature.js';
 import { startServe } from '../../serve/start.js';
@@ -97,9 +98,15 @@ const serve: Command<Opts> = async (_args, opts, io) => {
     const apiUrl = opts.apiUrl ?? io.env[API[forge].env] ?? API[forge].fallback;
     if (!token && reconcileSeconds > 0)
       log('reconciler off: no forge token', { set: tokenNames.join(' or ') });
+    const served = { forge, repository, repoRoot: root, remote: opts.remote };
+    const commands = commandForgeFromEnv(served, io.env, deps.clock);
+    const handling = commands ? await servedCommands(deps, served, commands, log, opts.bot ?? []) : null;
+    if (!handling) log('comment commands off: no forge credentials for commands');
     const running = await startServe({
       deps,
-      served: { forge, repository, repoRoot: root, remote: opts.remote },
+      served,
+      onComment: handling?.onComment,
+      admitter: handling ? { isPaused: handling.isPaused } : undefined,
       policy: { drafts: Boolean(opts.drafts), botLogins: opts.bot ?? [], maxBodyBytes },
       secrets,
       log,
