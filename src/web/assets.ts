@@ -21,6 +21,9 @@ const BROWSER_MODULES = [
   'core/decide.js',
   'core/budget.js',
   'core/progress.js',
+  // The round's one walk, which the simulator folds over as the driver does.
+  'core/round-step.js',
+  'core/round-order.js',
   'report/chart-terminal.js',
 ];
 
