@@ -9,7 +9,7 @@
  */
 export { type AttemptLoop, attemptUntilDone } from './attempts.js';
 export { type CallContext, type CallOutcome, type CallSpec, callAgent } from './call.js';
-export { inOrder, runBounded } from './concurrent-calls.js';
+export { inOrder, runBounded, type Settled } from './concurrent-calls.js';
 export { LedgerCache } from './ledger-cache.js';
 export { prefixWarming } from './prefix-warming.js';
 export { besideNextCall, type CallStarts, type Deferred, SideWork } from './side-work.js';

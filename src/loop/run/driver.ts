@@ -5,6 +5,7 @@
  * says stop or an input check, a budget or a failed call ends it.
  */
 import { type LoadedConfig, loadConfigAt } from '../../config/loader.js';
+import type { AgentConfig } from '../../core/config.js';
 import { RevloopError } from '../../core/errors.js';
 import type { Lease, RunRow } from '../../core/ledger.js';
 import { roundStep, WALK_START, type WalkFacts } from '../../core/round-step.js';
@@ -15,6 +16,7 @@ import { SideWork } from '../calls/index.js';
 import {
   holdLane,
   inJudgeTree,
+  type JudgeTree,
   judgeTreeFor,
   releaseCheckout,
   removeRunWorktrees,
@@ -198,7 +200,46 @@ async function buildContext(
   admittedWith?: LoadedConfig,
 ): Promise<RunContext> {
   const s = run.snapshot;
-  const { git, store } = deps;
+  const loaded = await frozenInputs(deps, run, admittedWith);
+  const c = loaded.config;
+  // The judges' own files run from the config's commit, never from the change (judge-tree.ts).
+  const judges = [...c.reviewers, c.refuter, c.fixer].flatMap((a) => (a?.command ? [a.command] : []));
+  const judge = await judgeTreeFor(deps, s.configFrom === 'head' ? s.head : s.base, judges);
+  const agent = agentMaker(deps, judge);
+  const [rounds, verdicts, attempts, stages] = await Promise.all([
+    deps.store.listRounds(run.id),
+    deps.store.listVerdicts(run.id),
+    deps.store.listAttempts(run.id),
+    deps.store.listStages(run.id),
+  ]);
+  const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
+  // Taken last: nothing above may throw while this owner holds a lane of the pool.
+  const checkout = takeCheckout(deps, c.pool, run.id, token);
+  const ctx = new RunContext({
+    deps,
+    run,
+    loaded,
+    reviewers: c.reviewers.map((r) => agent(r, 'reviewer', r.name)),
+    refuter: c.refuter ? agent(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null,
+    fixer: c.fixer ? agent(c.fixer, 'fixer', c.fixer.name ?? 'fixer') : null,
+    startedAt,
+    worktree: checkout.dir,
+    sideWork: new SideWork(),
+    judge,
+    recorded: { verdicts, attempts, stages },
+  });
+  holdLane(ctx, checkout.lane);
+  return ctx;
+}
+
+/**
+ * The run's frozen inputs, as this clone has them: every commit the run names
+ * exists (a fix commit made on another clone is imported from the ledger), and
+ * the config and criteria read again hash as the snapshot froze them. Anything
+ * else ends the run (RunEnd): a commit gone is unresumable, changed rules abort.
+ */
+async function frozenInputs(deps: LoopDeps, run: RunRow, admittedWith?: LoadedConfig): Promise<LoadedConfig> {
+  const s = run.snapshot;
   // Independent reads, started together; judged in order. Admission in this process
   // resolved the snapshot's commits moments ago.
   const admitted = admittedWith ? [s.base, s.head, s.mergeBase] : [];
@@ -209,16 +250,16 @@ async function buildContext(
   const exists = shas.map((sha) =>
     sha === run.head && sha !== s.head
       ? haveFixCommitOrEnd(deps, run.id, sha).catch((err: Error) => err)
-      : git.commitExists(deps.repoRoot, sha).catch(() => false),
+      : deps.git.commitExists(deps.repoRoot, sha).catch(() => false),
   );
   const config = admittedWith
     ? Promise.resolve(admittedWith)
-    : loadConfigAt(git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
+    : loadConfigAt(deps.git, deps.repoRoot, s.configFrom === 'head' ? s.head : s.base, s.configPath);
   config.catch(() => undefined);
   for (const [i, sha] of shas.entries()) {
     const found = await exists[i];
     if (found instanceof Error) throw found;
-    if (!found) {
+    if (!found)
       throw new RunEnd(
         unfinishedEnd(
           'unknown',
@@ -226,28 +267,24 @@ async function buildContext(
           `commit ${sha.slice(0, 12)} no longer exists in ${deps.repoRoot}`,
         ),
       );
-    }
   }
   const loaded = await config.catch((err: Error) => {
     throw new RunEnd(unfinishedEnd('aborted', 'rules_changed', err.message));
   });
-  if (loaded.configDigest !== s.configDigest || loaded.criteriaDigest !== s.criteriaDigest) {
+  if (loaded.configDigest !== s.configDigest || loaded.criteriaDigest !== s.criteriaDigest)
     throw new RunEnd(
       unfinishedEnd('aborted', 'rules_changed', 'config or criteria differ from the snapshot'),
     );
-  }
-  const c = loaded.config;
-  // The judges' own files run from the config's commit, never from the change (judge-tree.ts).
-  const judges = [...c.reviewers, c.refuter, c.fixer].flatMap((a) => (a?.command ? [a.command] : []));
-  const judge = await judgeTreeFor(deps, s.configFrom === 'head' ? s.head : s.base, judges);
-  const make = (
-    given: NonNullable<typeof c.refuter>,
-    role: 'reviewer' | 'refuter' | 'fixer',
-    name: string,
-  ): Agent => {
+  return loaded;
+}
+
+/** Makes each configured agent, a command that names a file of the config's commit run from the judge tree. */
+function agentMaker(deps: LoopDeps, judge: JudgeTree | null) {
+  return (given: AgentConfig, role: 'reviewer' | 'refuter' | 'fixer', name: string): Agent => {
     const cfg = given.command
       ? { ...given, command: inJudgeTree(given.command, judge, deps.repoRoot) }
       : given;
+    const env = deps.env;
     return {
       name,
       cfg,
@@ -255,38 +292,11 @@ async function buildContext(
         role,
         name,
         repoRoot: deps.repoRoot,
-        env: deps.env,
+        env,
         confinement: deps.confinement,
       }),
     };
   };
-  const reviewers = c.reviewers.map((r) => make(r, 'reviewer', r.name));
-  const refuter = c.refuter ? make(c.refuter, 'refuter', c.refuter.name ?? 'refuter') : null;
-  const fixer = c.fixer ? make(c.fixer, 'fixer', c.fixer.name ?? 'fixer') : null;
-  const [rounds, verdicts, attempts, stages] = await Promise.all([
-    store.listRounds(run.id),
-    store.listVerdicts(run.id),
-    store.listAttempts(run.id),
-    store.listStages(run.id),
-  ]);
-  const startedAt = rounds.find((r) => r.round === 1)?.startedAt ?? deps.clock.now();
-  // Taken last: nothing above may throw while this owner holds a lane of the pool.
-  const checkout = takeCheckout(deps, c.pool, run.id, token);
-  const ctx = new RunContext({
-    deps,
-    run,
-    loaded,
-    reviewers,
-    refuter,
-    fixer,
-    startedAt,
-    worktree: checkout.dir,
-    sideWork: new SideWork(),
-    judge,
-    recorded: { verdicts, attempts, stages },
-  });
-  holdLane(ctx, checkout.lane);
-  return ctx;
 }
 
 /** Starts reading the hunks the decide stage's progress facts need (cached in `lines`). */

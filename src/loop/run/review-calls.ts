@@ -28,6 +28,7 @@ import {
   inOrder,
   prefixWarming,
   runBounded,
+  type Settled,
   VerdictBatch,
 } from '../calls/index.js';
 import type { checkoutForReaders } from '../checkout/index.js';
@@ -71,22 +72,7 @@ export async function reviewCalls(
   const contextOf = plan.chunks.map((chunk) => apiReviewContext(ctx, head, chunk.files, plan.wholeInDiff));
   const limit = callsAtOnce(ctx.snapshot.review?.concurrency, ctx.reviewers.length);
   ctx.deps.onEvent?.({ kind: 'calls', runId: ctx.run.id, round, stage: 'review', total: calls.length });
-  // Prompts are built and saved a few calls ahead of the calls that carry them: on a large
-  // change of instant calls, each prompt's context reads and its fsyncs were most of a call's
-  // controller time on a large change, and saves under way together share the file system's journal commits.
-  const ahead = new Map<number, Promise<Prepared>>();
-  const taken = new Set<number>();
-  const prepare = (i: number): Promise<Prepared> | undefined => {
-    const c = calls[i];
-    if (c === undefined || taken.has(i)) return undefined;
-    let p = ahead.get(i);
-    if (!p) {
-      p = preparePrompt(ctx, c, plan.chunks.length, contextOf[c.chunk.index]);
-      p.catch(() => undefined);
-      ahead.set(i, p);
-    }
-    return p;
-  };
+  const prompts = promptsAhead(ctx, calls, plan.chunks.length, contextOf, limit);
   // The calls of one chunk share their prompt's prefix: an endpoint that caches it gets it written once.
   const warming = prefixWarming(
     calls.map((c) => ({ group: c.chunk.index, caches: c.agent.reviewer.cachesPrefix === true })),
@@ -101,11 +87,7 @@ export async function reviewCalls(
     async (c, i): Promise<{ call: PlannedCall; res: CallOutcome<'reviewer'> }> => {
       if (i === calls.length - 1 && besideLastCall) ctx.sideWork.whenCallStarts(besideLastCall);
       const { agent, chunk } = c;
-      const mine = prepare(i) as Promise<Prepared>;
-      taken.add(i);
-      ahead.delete(i);
-      for (let k = i + 1; k <= i + limit + PROMPTS_AHEAD; k++) prepare(k);
-      const { prompt, digest } = await mine;
+      const { prompt, digest } = await prompts.take(i);
       await warming.ready(i);
       const warm = warming.starting(i);
       const reader = checkout.call(agent.reviewer);
@@ -134,9 +116,17 @@ export async function reviewCalls(
     },
     (r) => !r.res.ok,
   ).finally(() => batch?.flush());
-  // Configured order: reviewer first, then chunk (the run order is chunk first).
+  return inConfiguredOrder(settled, calls, plan.chunks.length);
+}
+
+/** The round's verdicts in configured order (reviewer first, then chunk; calls run chunk first); a failed call ends the run. */
+function inConfiguredOrder(
+  settled: Settled<{ call: PlannedCall; res: CallOutcome<'reviewer'> }>[],
+  calls: readonly PlannedCall[],
+  chunks: number,
+): ReviewCallResult[] {
   const order = calls
-    .map((c, i) => ({ i, key: c.order * plan.chunks.length + c.chunk.index }))
+    .map((c, i) => ({ i, key: c.order * chunks + c.chunk.index }))
     .sort((a, b) => a.key - b.key)
     .map((x) => x.i);
   const got: ReviewCallResult[] = [];
@@ -146,10 +136,46 @@ export async function reviewCalls(
       throw new RunEnd(
         endForCallFailure(res.class, 'reviewer', `reviewer ${name}: ${res.detail}`, res.attempts > 1),
       );
-    const chunk = chunked ? { index: call.chunk.index, files: call.chunk.files } : undefined;
+    const chunk = chunks > 1 ? { index: call.chunk.index, files: call.chunk.files } : undefined;
     got.push(chunk ? { name, verdict: res.verdict, chunk } : { name, verdict: res.verdict });
   }
   return got;
+}
+
+/**
+ * Prompts are built and saved a few calls ahead of the calls that carry them: on a large
+ * change of instant calls, each prompt's context reads and its fsyncs were most of a call's
+ * controller time, and saves under way together share the file system's journal commits.
+ */
+function promptsAhead(
+  ctx: RunContext,
+  calls: readonly PlannedCall[],
+  chunks: number,
+  contextOf: readonly ReturnType<typeof apiReviewContext>[],
+  limit: number,
+): { take(i: number): Promise<Prepared> } {
+  const ahead = new Map<number, Promise<Prepared>>();
+  const taken = new Set<number>();
+  const prepare = (i: number): Promise<Prepared> | undefined => {
+    const c = calls[i];
+    if (c === undefined || taken.has(i)) return undefined;
+    let p = ahead.get(i);
+    if (!p) {
+      p = preparePrompt(ctx, c, chunks, contextOf[c.chunk.index]);
+      p.catch(() => undefined);
+      ahead.set(i, p);
+    }
+    return p;
+  };
+  return {
+    take(i) {
+      const mine = prepare(i) as Promise<Prepared>;
+      taken.add(i);
+      ahead.delete(i);
+      for (let k = i + 1; k <= i + limit + PROMPTS_AHEAD; k++) prepare(k);
+      return mine;
+    },
+  };
 }
 
 /** Prompts prepared beyond the calls running: a few hundred KB each at most (chunk plus context). */

@@ -21,7 +21,7 @@ import { besideNextCall } from '../../calls/index.js';
 import { checkoutForReaders } from '../../checkout/index.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
 import type { LineFacts } from '../line-facts.js';
-import { reviewCalls, roundCoverage } from '../review-calls.js';
+import { type ReviewCallResult, reviewCalls, roundCoverage } from '../review-calls.js';
 import { chunkLimit, planReview, type ReviewPlan } from '../review-plan.js';
 import type { RunContext } from '../run-context.js';
 
@@ -66,32 +66,7 @@ export async function reviewStage(
   // Started now, awaited before recording: it runs beside the gating and scope reads.
   const touched = checkout.settle();
 
-  // Facts first (git), then the planner (core/review-gating.ts) decides every gate.
-  const passes = await latestPasses(ctx, head);
-  const calls = got.map(({ name, verdict }) => ({
-    reviewer: name,
-    callKey: verdict.callKey,
-    reply: verdict.reply,
-  }));
-  const { toGate, dropped } = findingsToGate(
-    calls,
-    plan.isIgnored,
-    (key, index) => findingId(ctx.run.id, key, index, ctx.deps.hash),
-    ctx.deps.hash,
-  );
-  const scope: Record<string, ScopeFacts> = {};
-  const content: Record<string, string> = {};
-  for (const f of toGate) {
-    scope[f.id] = await scopeFacts(lines, passes.get(f.reviewer) ?? null, head, f.reported);
-    content[f.id] = await judgedLines(ctx, head, f.reported);
-  }
-  const findings: NewFinding[] = gateFindings(toGate, scope, ctx.criteria, ctx.snapshot.policy).map((g) => ({
-    ...g,
-    runId: ctx.run.id,
-    round,
-    revision: head,
-    content: content[g.id] ?? null,
-  }));
+  const { findings, scope, dropped } = await gateReplies(ctx, round, head, got, plan, lines);
   const protectedEdited = await protectedRead.get();
   for (const path of protectedEdited)
     findings.push(protectedFinding(ctx, round, head, path, await judgedBlob(ctx, head, path)));
@@ -129,6 +104,47 @@ export async function reviewStage(
       findings,
     }),
   );
+}
+
+/**
+ * The reviewers' findings of the round, gated: facts first (git: the scope lock's
+ * passed revisions and lines, each finding's judged content), then the planner
+ * (core/review-gating.ts) decides every gate.
+ */
+async function gateReplies(
+  ctx: RunContext,
+  round: number,
+  head: string,
+  got: readonly ReviewCallResult[],
+  plan: ReviewPlan,
+  lines: LineFacts,
+): Promise<{ findings: NewFinding[]; scope: Record<string, ScopeFacts>; dropped: ReviewResult['dropped'] }> {
+  const passes = await latestPasses(ctx, head);
+  const calls = got.map(({ name, verdict }) => ({
+    reviewer: name,
+    callKey: verdict.callKey,
+    reply: verdict.reply,
+  }));
+  const { toGate, dropped } = findingsToGate(
+    calls,
+    plan.isIgnored,
+    (key, index) => findingId(ctx.run.id, key, index, ctx.deps.hash),
+    ctx.deps.hash,
+  );
+  const scope: Record<string, ScopeFacts> = {};
+  const content: Record<string, string> = {};
+  for (const f of toGate) {
+    scope[f.id] = await scopeFacts(lines, passes.get(f.reviewer) ?? null, head, f.reported);
+    content[f.id] = await judgedLines(ctx, head, f.reported);
+  }
+  const findings: NewFinding[] = gateFindings(toGate, scope, ctx.criteria, ctx.snapshot.policy).map((g) => ({
+    ...g,
+    runId: ctx.run.id,
+    round,
+    revision: head,
+    content: content[g.id] ?? null,
+  }));
+  return { findings, scope, dropped };
 }
 
 async function scopeFacts(
