@@ -246,6 +246,15 @@ describe('the service page', () => {
     expect(ok.status).toBe(200);
     expect(ok.csp).toContain("default-src 'none'");
     expect((await get('/api/service?state=lost', `127.0.0.1:${pgUi.port}`)).status).toBe(400);
+    // GitLab's merge request as GitLab writes it, the repository matched whole.
+    const mr = async (pr: string) =>
+      (
+        (await (await fetch(`${pgUi.url}api/service?pr=${encodeURIComponent(pr)}`)).json()) as {
+          deliveries: { deliveryId: string }[];
+        }
+      ).deliveries.map((d) => d.deliveryId);
+    expect(await mr(`group/${PAYLOAD}!3`)).toEqual([hostile.deliveryId]);
+    expect(await mr('group!3')).toEqual([]);
     for (const method of ['POST', 'PUT', 'DELETE'])
       expect((await fetch(`${pgUi.url}api/service`, { method })).status, method).toBe(404);
   });
