@@ -71,6 +71,15 @@ export interface RunTrigger {
   detail: string | null;
 }
 
+/** Which deliveries a reader wants (the dashboard's service page, a run's page). */
+export interface DeliveryFilter {
+  state?: DeliveryState | undefined;
+  repository?: string | undefined;
+  pr?: number | undefined;
+  /** The run a delivery admitted. */
+  runId?: string | undefined;
+}
+
 export interface DeliveryLedger {
   /**
    * Insert-or-nothing on (forge, deliveryId) and on (forge, bodyDigest), committed when it
@@ -91,8 +100,8 @@ export interface DeliveryLedger {
    */
   endDelivery(forge: DeliveryForge, deliveryId: string, end: DeliveryEnd): Promise<DeliveryRow>;
   getDelivery(forge: DeliveryForge, deliveryId: string): Promise<DeliveryRow | null>;
-  /** Newest first. */
-  listDeliveries(limit: number): Promise<DeliveryRow[]>;
+  /** Newest first; with a filter, only the deliveries matching every field it sets. */
+  listDeliveries(limit: number, filter?: DeliveryFilter): Promise<DeliveryRow[]>;
   /** Ends every queued run of the change `aborted`/`superseded` with `detail`; returns them. */
   cancelQueued(changeKey: string, detail: string): Promise<RunRow[]>;
   triggerOf(runId: string): Promise<RunTrigger | null>;

@@ -3,6 +3,7 @@ import type { RunRow } from '../core/ledger.js';
 import { isTerminal, RunStatus } from '../core/types.js';
 import type {
   DeliveryEnd,
+  DeliveryFilter,
   DeliveryForge,
   DeliveryLedger,
   DeliveryRow,
@@ -91,8 +92,16 @@ export class MemoryDeliveries implements DeliveryLedger {
     return r ? this.out(r) : null;
   }
 
-  async listDeliveries(limit: number): Promise<DeliveryRow[]> {
+  async listDeliveries(limit: number, filter?: DeliveryFilter): Promise<DeliveryRow[]> {
+    const f = filter ?? {};
     return [...this.rows.values()]
+      .filter(
+        (r) =>
+          (f.state === undefined || r.state === f.state) &&
+          (f.repository === undefined || r.repository === f.repository) &&
+          (f.pr === undefined || r.pr === f.pr) &&
+          (f.runId === undefined || r.runId === f.runId),
+      )
       .sort((a, b) => b.receivedAt - a.receivedAt || b.seq - a.seq)
       .slice(0, limit)
       .map((r) => this.out(r));

@@ -14,11 +14,12 @@ export const IMPORT_MAP = JSON.stringify({ imports: { zod: '/vendor/zod/index.js
 /** sha256 (base64) of the import map, for the CSP's script-src. */
 export const IMPORT_MAP_HASH = createHash('sha256').update(IMPORT_MAP).digest('base64');
 
-export type PageName = 'runs' | 'run' | 'calibration' | 'lab' | 'eval';
+export type PageName = 'runs' | 'run' | 'service' | 'calibration' | 'lab' | 'eval';
 
 const TITLES: Record<PageName, string> = {
   runs: 'Runs',
   run: 'Run',
+  service: 'Service',
   calibration: 'Calibration',
   lab: 'Loop Lab',
   eval: 'Eval',
@@ -26,6 +27,7 @@ const TITLES: Record<PageName, string> = {
 
 const NAV: [PageName, string][] = [
   ['runs', '/'],
+  ['service', '/service'],
   ['calibration', '/calibration'],
   ['lab', '/lab'],
   ['eval', '/eval'],
@@ -33,7 +35,7 @@ const NAV: [PageName, string][] = [
 
 /** The shell of one page: token in a meta tag, styles, uPlot where charts are drawn, the page module. */
 export function pageShell(page: PageName, token: string): string {
-  const charts = page !== 'runs' && page !== 'eval';
+  const charts = page !== 'runs' && page !== 'eval' && page !== 'service';
   const current = page === 'run' ? 'runs' : page;
   const nav = NAV.map(
     ([p, href]) => `<a href="${href}"${p === current ? ' aria-current="page"' : ''}>${esc(TITLES[p])}</a>`,

@@ -21,11 +21,13 @@ import type { EvalReports } from './eval-reports.js';
 import { IMPORT_MAP_HASH, type PageName, pageShell } from './html.js';
 import { calibration, findingView, runDetail, runSummary } from './run-view.js';
 import { contentSecurityPolicy, hostAllowed, TOKEN_HEADER, tokenMatches } from './security.js';
+import { parseServiceQuery, runService, type ServiceStore, serviceResponse } from './service-view.js';
 import { APP_CSS } from './styles.js';
-import type { DiffView, RunsResponse, VerifyView } from './view-types.js';
+import type { DiffView, RunDetail, RunsResponse, VerifyView } from './view-types.js';
 
 export interface AppOptions {
-  store: LedgerQueries & Pick<RunLedger, 'settle'>;
+  /** The ledger; its service role feeds the service page (read only, like every route but settle). */
+  store: LedgerQueries & Pick<RunLedger, 'settle'> & ServiceStore;
   /** The repository the ledger belongs to: fix diffs and record verification read it. */
   repoRoot: string;
   /** The per-process token the settle route requires. */
@@ -85,6 +87,7 @@ export function createApp(o: AppOptions): Hono {
   app.get('/runs/:id', page('run'));
   app.get('/calibration', page('calibration'));
   app.get('/lab', page('lab'));
+  app.get('/service', page('service'));
   registerEvalRoutes(app, o.evalReports ?? null, page('eval'));
 
   const serve = (file: StaticFile | null, c: Context) =>
@@ -130,7 +133,17 @@ export function createApp(o: AppOptions): Hono {
   app.get('/api/runs/:id', async (c) => {
     const report = await loadOutputReport(o.store, c.req.param('id'), o.env ?? {});
     if (!report) return c.json({ error: 'no such run' }, 404);
-    return c.json(runDetail(report, now()));
+    const body: RunDetail = {
+      ...runDetail(report, now()),
+      service: await runService(o.store, report.run.id),
+    };
+    return c.json(body);
+  });
+
+  app.get('/api/service', async (c) => {
+    const filter = parseServiceQuery(c.req.query());
+    if ('error' in filter) return c.json({ error: filter.error }, 400);
+    return c.json(await serviceResponse(o.store, filter, now()));
   });
 
   app.get('/api/runs/:id/rounds/:round/diff', async (c) => {

@@ -10,9 +10,10 @@ import { UiStartError } from './errors.js';
 import type { EvalReports } from './eval-reports.js';
 import { allowedHosts, newToken } from './security.js';
 import { createApp } from './server.js';
+import type { ServiceStore } from './service-view.js';
 
 export interface StartUiOptions {
-  store: LedgerQueries & Pick<RunLedger, 'settle'>;
+  store: LedgerQueries & Pick<RunLedger, 'settle'> & ServiceStore;
   repoRoot: string;
   /** Default 127.0.0.1. */
   host?: string | undefined;

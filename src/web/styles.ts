@@ -33,6 +33,7 @@ table { border-collapse: collapse; width: 100%; background: var(--card); }
 th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; background: #fafbfc; }
 tr:last-child td { border-bottom: none; }
+td.pr, td.detail { overflow-wrap: anywhere; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .table-wrap { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; background: var(--card); }
 tbody tr.link { cursor: pointer; }

@@ -134,6 +134,8 @@ export interface RunDetail {
   rounds: RoundView[];
   /** The escalation report of a run the stop rule ended. */
   escalation: { blockingCounts: number[]; openBlockers: string[] } | null;
+  /** The service's part in the run; null where the ledger has no service (SQLite). */
+  service?: RunServiceView | null;
 }
 
 export interface VerifyView {
@@ -168,4 +170,47 @@ export interface SettleRequest {
   by: string;
   decision: 'upheld' | 'overturned';
   note?: string | null;
+}
+
+/** One webhook delivery the service recorded, as the service page lists it. */
+export interface DeliveryView {
+  forge: string;
+  deliveryId: string;
+  event: string;
+  repository: string;
+  pr: number;
+  head: string | null;
+  baseBranch: string;
+  sender: string | null;
+  state: string;
+  detail: string | null;
+  /** The run it admitted (created or found). */
+  runId: string | null;
+  receivedAt: number;
+  attempts: number;
+}
+
+/** The service page: deliveries, or why there are none to show. */
+export type ServiceResponse =
+  | { inUse: false; reason: string }
+  | {
+      inUse: true;
+      now: number;
+      deliveries: DeliveryView[];
+      /** States present among the recent deliveries, for the filter menu. */
+      states: string[];
+    };
+
+/** What the service did for one run: the pull request it was admitted for and the deliveries that asked. */
+export interface RunServiceView {
+  /** The pull request the run answers (its first admitting delivery's), and whether it was published there. */
+  trigger: {
+    forge: string;
+    repository: string;
+    pr: number;
+    deliveryId: string;
+    publishedAt: number | null;
+    detail: string | null;
+  } | null;
+  deliveries: DeliveryView[];
 }

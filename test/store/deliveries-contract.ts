@@ -48,6 +48,33 @@ export function runDeliveriesContract(name: string, open: () => Promise<Store>):
       expect(await store.deliveries.listDeliveries(10)).toHaveLength(2);
     });
 
+    it('lists deliveries newest first, filtered by state, repository, pull request and run', async () => {
+      const a = await store.admit(admitInput());
+      if (a.kind !== 'created') throw new Error(a.kind);
+      const first = delivery({ pr: 3 });
+      const other = delivery({ pr: 4, repository: 'acme/gadgets' });
+      const last = delivery({ pr: 3 });
+      for (const d of [first, other, last]) await store.deliveries.recordDelivery(d);
+      await store.deliveries.endDelivery('github', first.deliveryId, {
+        state: 'admitted',
+        runId: a.run.id,
+        detail: null,
+      });
+      const ids = async (filter?: Parameters<Store['deliveries']['listDeliveries']>[1]) =>
+        (await store.deliveries.listDeliveries(10, filter)).map((d) => d.deliveryId);
+      expect(await ids({ pr: 3 })).toEqual(expect.arrayContaining([first.deliveryId, last.deliveryId]));
+      expect(await ids({ pr: 3 })).toHaveLength(2);
+      expect(await ids({ state: 'pending' })).toEqual(
+        expect.arrayContaining([other.deliveryId, last.deliveryId]),
+      );
+      expect(await ids({ state: 'pending' })).toHaveLength(2);
+      expect(await ids({ runId: a.run.id })).toEqual([first.deliveryId]);
+      expect(await ids({ repository: 'acme/gadgets', pr: 4 })).toEqual([other.deliveryId]);
+      expect(await ids({ repository: 'acme/gadgets', pr: 3 })).toEqual([]);
+      expect(await ids({ state: 'admitted', pr: 3 })).toEqual([first.deliveryId]);
+      expect(await store.deliveries.listDeliveries(1, { pr: 3 })).toHaveLength(1);
+    });
+
     it('claims a pending delivery once until its claim lapses, and never an ended one', async () => {
       const d = delivery();
       await store.deliveries.recordDelivery(d);

@@ -25,7 +25,7 @@ export const ARTIFACTS = join(ROOT, 'test-artifacts', 'web');
  */
 export function compileForBrowser(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(ROOT, 'test-artifacts', 'web-build-'));
-  const client = ['runs', 'run', 'calibration', 'lab', 'eval'].map((p) =>
+  const client = ['runs', 'run', 'service', 'calibration', 'lab', 'eval'].map((p) =>
     join(ROOT, `src/web/client/${p}-page.ts`),
   );
   execFileSync(
@@ -145,7 +145,9 @@ export const PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__p
  * the change's name) is {@link PAYLOAD}; no fixer, so the run ends
  * `findings`/`review_only` with the finding blocking, waiting for a person.
  */
-export async function hostileRun(): Promise<{ dir: string; runId: string; findingId: string }> {
+export async function hostileRun(
+  storeUrl = 'sqlite:.revloop/ledger.db',
+): Promise<{ dir: string; runId: string; findingId: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-web-xss-'));
   const repo = await createFixtureRepo(dir);
   const script = {
@@ -194,6 +196,7 @@ export async function hostileRun(): Promise<{ dir: string; runId: string; findin
       if (!f) throw new Error(`hostile run has no finding (status ${run.status} ${run.detail})`);
       return { dir, runId: run.id, findingId: f.id };
     },
+    storeUrl,
   );
 }
 
@@ -241,13 +244,14 @@ export async function chunkedRun(): Promise<{ dir: string; runId: string }> {
   return reviewIn(dir, { headRef: 'feature/many' }, async (_, run) => ({ dir, runId: run.id }));
 }
 
-/** Reviews `headRef` against `main` in `dir` on its SQLite ledger, then reads what `then` needs of the run. */
+/** Reviews `headRef` against `main` in `dir` on its ledger (SQLite by default), then reads what `then` needs of the run. */
 async function reviewIn<T>(
   dir: string,
   req: { headRef: string; change?: string },
   then: (store: Store, run: RunRow) => Promise<T>,
+  storeUrl = 'sqlite:.revloop/ledger.db',
 ): Promise<T> {
-  const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
+  const store = await openStore(storeUrl, { repoRoot: dir });
   try {
     const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
     const res = await reviewRevision(deps, { repoDir: dir, baseRef: 'main', configFrom: 'base', ...req });

@@ -11,13 +11,20 @@ import { assertTransition } from '../../core/run-state.js';
 import { RunStatus } from '../../core/types.js';
 import type {
   DeliveryEnd,
+  DeliveryFilter,
   DeliveryForge,
   DeliveryLedger,
   DeliveryRow,
   NewDelivery,
   RunTrigger,
 } from '../../ports/deliveries.js';
-import { DELIVERY_COLUMNS, ENDED_RUN_SQL, toDelivery, toTrigger } from '../shared/delivery-rows.js';
+import {
+  DELIVERY_COLUMNS,
+  deliveryWhere,
+  ENDED_RUN_SQL,
+  toDelivery,
+  toTrigger,
+} from '../shared/delivery-rows.js';
 import { type Raw, toRun } from '../shared/rows.js';
 import { canMoveInto } from '../shared/status-sql.js';
 
@@ -122,12 +129,16 @@ export class PgDeliveries implements DeliveryLedger {
     });
   }
 
-  async listDeliveries(limit: number): Promise<DeliveryRow[]> {
+  async listDeliveries(limit: number, filter?: DeliveryFilter): Promise<DeliveryRow[]> {
+    const where = deliveryWhere(filter, (i) => `$${i}`);
     return this.db.guard(async () =>
       (
         await this.db
           .pool()
-          .query('SELECT * FROM deliveries ORDER BY received_at DESC, delivery_id DESC LIMIT $1', [limit])
+          .query(
+            `SELECT * FROM deliveries${where.sql} ORDER BY received_at DESC, delivery_id DESC LIMIT $${where.args.length + 1}`,
+            [...where.args, limit],
+          )
       ).rows.map((r) => toDelivery(r as Raw)),
     );
   }

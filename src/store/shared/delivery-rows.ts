@@ -2,6 +2,7 @@
 
 import { TERMINAL_STATUSES } from '../../core/types.js';
 import type {
+  DeliveryFilter,
   DeliveryForge,
   DeliveryIntent,
   DeliveryRow,
@@ -48,3 +49,25 @@ export const DELIVERY_COLUMNS =
 
 /** A run that has ended, for the publication claim (the run's alias is `r`). */
 export const ENDED_RUN_SQL = statusIn(TERMINAL_STATUSES, 'r.status');
+
+/**
+ * The WHERE clause (empty, or starting with ` WHERE`) of a delivery filter, with its arguments
+ * in order; `param(i)` names the i-th placeholder (`?` on SQLite, `$i` on PostgreSQL).
+ */
+export function deliveryWhere(
+  f: DeliveryFilter | undefined,
+  param: (i: number) => string,
+): { sql: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  const add = (column: string, value: unknown) => {
+    if (value === undefined) return;
+    args.push(value);
+    parts.push(`${column} = ${param(args.length)}`);
+  };
+  add('state', f?.state);
+  add('repository', f?.repository);
+  add('pr', f?.pr);
+  add('run_id', f?.runId);
+  return { sql: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', args };
+}

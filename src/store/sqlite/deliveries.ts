@@ -9,13 +9,20 @@ import { assertTransition } from '../../core/run-state.js';
 import { RunStatus } from '../../core/types.js';
 import type {
   DeliveryEnd,
+  DeliveryFilter,
   DeliveryForge,
   DeliveryLedger,
   DeliveryRow,
   NewDelivery,
   RunTrigger,
 } from '../../ports/deliveries.js';
-import { DELIVERY_COLUMNS, ENDED_RUN_SQL, toDelivery, toTrigger } from '../shared/delivery-rows.js';
+import {
+  DELIVERY_COLUMNS,
+  deliveryWhere,
+  ENDED_RUN_SQL,
+  toDelivery,
+  toTrigger,
+} from '../shared/delivery-rows.js';
 import { type Raw, toRun } from '../shared/rows.js';
 import { canMoveInto } from '../shared/status-sql.js';
 
@@ -135,10 +142,15 @@ export class SqliteDeliveries implements DeliveryLedger {
     });
   }
 
-  async listDeliveries(limit: number): Promise<DeliveryRow[]> {
+  async listDeliveries(limit: number, filter?: DeliveryFilter): Promise<DeliveryRow[]> {
+    const where = deliveryWhere(filter, () => '?');
     return this.db.read(() =>
       this.db
-        .all('SELECT * FROM deliveries ORDER BY received_at DESC, rowid DESC LIMIT ?', limit)
+        .all(
+          `SELECT * FROM deliveries${where.sql} ORDER BY received_at DESC, rowid DESC LIMIT ?`,
+          ...where.args,
+          limit,
+        )
         .map(toDelivery),
     );
   }

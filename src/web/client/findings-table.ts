@@ -1,6 +1,7 @@
 /** One round's findings as a table: severity, reviewer, place, claim, gating, refutation, settlement. */
 import type { FindingView } from '../view-types.js';
 import { badge, h, severityBadge, short, table, token } from './dom.js';
+import { forgeIdentity } from './service-parts.js';
 
 function gateText(f: FindingView): HTMLElement | string {
   const g = f.gate;
@@ -78,7 +79,31 @@ function settleForm(f: FindingView, onSettled: () => void): HTMLElement {
   return h('details', { class: 'settle' }, h('summary', {}, 'Settle…'), form);
 }
 
-export function findingsTable(findings: FindingView[], onSettled: () => void): HTMLElement {
+/**
+ * A settlement's person: a forge identity is someone who settled with a comment
+ * command on the pull request (`pullRequest` names it when the run has one).
+ */
+function settledBy(by: string, pullRequest: string | null): (HTMLElement | string)[] {
+  const who = forgeIdentity(by);
+  if (!who) return [' by ', by];
+  return [
+    ' by ',
+    h('span', { class: 'mono' }, by),
+    ' ',
+    h(
+      'span',
+      { class: 'from-pr' },
+      badge('from the pull request'),
+      pullRequest ? ` ${pullRequest}` : ` (a ${who.forge} comment command)`,
+    ),
+  ];
+}
+
+export function findingsTable(
+  findings: FindingView[],
+  onSettled: () => void,
+  pullRequest: string | null = null,
+): HTMLElement {
   if (findings.length === 0) return h('p', { class: 'muted' }, 'No findings.');
   return table(
     { class: 'findings' },
@@ -130,8 +155,7 @@ export function findingsTable(findings: FindingView[], onSettled: () => void): H
                 'div',
                 { class: 'note' },
                 badge(`settled: ${f.settlement.decision}`, f.settlement.decision === 'upheld' ? 'bad' : 'ok'),
-                ' by ',
-                f.settlement.by,
+                settledBy(f.settlement.by, pullRequest),
                 f.settlement.note ? h('div', { class: 'muted' }, f.settlement.note) : null,
               )
             : null,

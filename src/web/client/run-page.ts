@@ -1,6 +1,14 @@
 /** One run as a timeline of rounds; refreshed every 2 s while the run is active. */
 import type { CheckResult } from '../../core/progress.js';
-import type { CoverageView, DiffView, RoundView, RunDetail, VerdictView, VerifyView } from '../view-types.js';
+import type {
+  CoverageView,
+  DiffView,
+  RoundView,
+  RunDetail,
+  RunServiceView,
+  VerdictView,
+  VerifyView,
+} from '../view-types.js';
 import {
   age,
   badge,
@@ -17,6 +25,7 @@ import {
   when,
 } from './dom.js';
 import { findingsTable } from './findings-table.js';
+import { deliveriesTable, prName } from './service-parts.js';
 
 const app = mount();
 const runId = decodeURIComponent(location.pathname.replace(/^\/runs\//, ''));
@@ -231,7 +240,53 @@ function coverageSection(c: CoverageView): HTMLElement {
   );
 }
 
-function roundSection(r: RoundView, reload: () => void): HTMLElement {
+/** The pull request a run answers, as its findings' settlements and the service card name it. */
+const pullRequestOf = (s: RunServiceView | null | undefined): string | null =>
+  s?.trigger ? prName(s.trigger.forge, s.trigger.repository, s.trigger.pr) : null;
+
+/** What the service did for the run: the pull request it answers, and the deliveries that admitted it. */
+function serviceCard(d: RunDetail): HTMLElement | null {
+  const s = d.service;
+  if (!s || (!s.trigger && s.deliveries.length === 0)) return null;
+  const t = s.trigger;
+  return h(
+    'div',
+    { class: 'card', id: 'service' },
+    h('h3', { class: 'flush' }, 'Service'),
+    t
+      ? h(
+          'dl',
+          { class: 'kv' },
+          h('dt', {}, 'Pull request'),
+          h(
+            'dd',
+            {},
+            h(
+              'a',
+              { href: `/service?pr=${encodeURIComponent(prName(t.forge, t.repository, t.pr))}`, class: 'pr' },
+              prName(t.forge, t.repository, t.pr),
+            ),
+            ` on ${t.forge}`,
+          ),
+          h('dt', {}, 'Published'),
+          h(
+            'dd',
+            { class: 'published' },
+            t.publishedAt ? `${when(t.publishedAt)}` : 'not yet',
+            t.detail ? h('span', { class: 'small muted' }, ` ${t.detail}`) : null,
+          ),
+        )
+      : null,
+    s.deliveries.length > 0
+      ? [
+          h('p', { class: 'small muted' }, 'Deliveries that admitted this run:'),
+          deliveriesTable('run-deliveries', s.deliveries, d.now),
+        ]
+      : null,
+  );
+}
+
+function roundSection(r: RoundView, reload: () => void, pullRequest: string | null): HTMLElement {
   return h(
     'section',
     { class: 'round', 'data-round': r.round },
@@ -259,7 +314,7 @@ function roundSection(r: RoundView, reload: () => void): HTMLElement {
         )
       : h('p', { class: 'muted' }, 'Review in progress…'),
     r.coverage ? coverageSection(r.coverage) : null,
-    findingsTable(r.findings, reload),
+    findingsTable(r.findings, reload, pullRequest),
     r.refuter ? null : h('p', { class: 'small muted' }, 'No refuter configured.'),
     decisionSection(r),
     fixSection(r),
@@ -422,6 +477,7 @@ async function load(force = false): Promise<void> {
         app,
         h('p', { class: 'small' }, h('a', { href: '/' }, '← all runs')),
         header(d),
+        serviceCard(d),
         escalationCard(d),
         recordCard(d),
         d.baselineChecks
@@ -441,7 +497,7 @@ async function load(force = false): Promise<void> {
             )
           : null,
         d.rounds.length
-          ? d.rounds.map((r) => roundSection(r, () => void load(true)))
+          ? d.rounds.map((r) => roundSection(r, () => void load(true), pullRequestOf(d.service)))
           : h('p', { class: 'muted' }, 'No round has started yet.'),
       );
     }
