@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'revloop-keyrace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const script = `
-const { signingKeyPath } = await import(${JSON.stringify(new URL('../../dist/loop/write-record.js', import.meta.url).href)});
+const { signingKeyPath } = await import(${JSON.stringify(new URL('../../dist/loop/outputs/write-record.js', import.meta.url).href)});
 const { loadSigner } = await import(${JSON.stringify(new URL('../../dist/record/keys.js', import.meta.url).href)});
 process.stdout.write(loadSigner(signingKeyPath(process.argv[1])).keyId);
 `;

@@ -34,7 +34,7 @@ async function repoWithCommit(): Promise<TestRepo> {
 /** A process that takes a lane of `pool` and holds it until killed; resolves with the lane's dir. */
 function holder(pool: string, common: string, runId: string): Promise<{ child: ChildProcess; dir: string }> {
   const code = `
-    import(${JSON.stringify(join(ROOT, 'dist/pool/lanes.js'))}).then(({ takeLane }) => {
+    import(${JSON.stringify(join(ROOT, 'dist/loop/checkout/pool/lanes.js'))}).then(({ takeLane }) => {
       const lane = takeLane({ pool: ${JSON.stringify(pool)}, size: 1, common: ${JSON.stringify(common)}, runId: ${JSON.stringify(runId)}, token: 1 });
       process.stdout.write((lane ? lane.dir : 'none') + '\\n');
       // Held for the process's life: a lane nothing references is collected, and its lock closed with it.
