@@ -80,7 +80,7 @@ export class MemoryStore implements Store {
       now: () => this.now(),
       runs: () => this.runs.values(),
       abort: (r, detail) => {
-        this.end(r, { status: 'aborted', outcome: null, stopReason: null, reason: 'superseded', detail });
+        this.end(r, { status: RunStatus.aborted, outcome: null, stopReason: null, reason: 'superseded', detail });
         r.fencingToken++;
         return this.out(r);
       },
