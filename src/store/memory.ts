@@ -105,6 +105,7 @@ export class MemoryStore implements Store {
     let active = 0;
     let committedUsd = 0;
     for (const r of this.runs.values()) {
+      if (input.limits?.perRepository && r.repo !== input.repo) continue;
       const live = ACTIVE_STATUSES.includes(r.status);
       if (live) active++;
       if (r.createdAt >= from) committedUsd += live ? r.budgetUsd : r.costUsd;
