@@ -429,7 +429,7 @@ withRepo(program.command('serve'))
   )
   .addHelpText(
     'after',
-    '\nEndpoints: POST /webhooks/github, POST /webhooks/gitlab, GET /healthz, GET /readyz, GET /metrics.\nExit codes: 0 stopped by SIGINT/SIGTERM, 2 usage (no webhook secret, a bad flag), 5 ledger unavailable, 15 the ledger is not PostgreSQL.\nGuide: docs/serve.md',
+    '\nEndpoints: POST /webhooks/github, POST /webhooks/gitlab, GET /healthz, GET /readyz, GET /metrics.\nExit codes: 0 stopped by SIGINT/SIGTERM, 2 usage (no webhook secret, a bad flag), 5 ledger unavailable, 15 the ledger is not PostgreSQL.\nGuide: docs/service.md',
   )
   .action(lazy('serve'));
 
