@@ -8,6 +8,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+import { runCli, testEnv } from '../loop/helpers.js';
 import {
   type Bench,
   bench,
@@ -262,5 +263,33 @@ describe("the served repository's limits, at admission", () => {
     const all = await settled(store);
     expect(all.find((d) => d.pr === 8)).toMatchObject({ state: 'admitted' });
     expect((await store.listRuns()).filter((x) => x.status === 'queued')).toHaveLength(2);
+  });
+});
+
+describe('the limit flags', () => {
+  it('a bad --max-active-runs or --daily-spend-usd is one line and exit 2, before anything opens', async () => {
+    const cwd = import.meta.dirname;
+    for (const [flag, value, says] of [
+      ['--max-active-runs', '0', '--max-active-runs must be a whole number from 1 to 100000, got "0"'],
+      ['--max-active-runs', '2.5', '--max-active-runs must be a whole number from 1 to 100000, got "2.5"'],
+      ['--daily-spend-usd', 'ten', '--daily-spend-usd must be an amount in US dollars >= 0, got "ten"'],
+      ['--daily-spend-usd', '-1', '--daily-spend-usd must be an amount in US dollars >= 0, got "-1"'],
+    ] as const) {
+      const res = await runCli(['serve', '--repository', 'acme/widgets', flag, value], {
+        cwd,
+        env: testEnv({ REVLOOP_WEBHOOK_SECRET: SECRET }),
+      });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toBe(`revloop: ${says}\n`);
+    }
+    const help = await runCli(['serve', '--help'], { cwd });
+    for (const s of [
+      '--max-active-runs',
+      '--daily-spend-usd',
+      'GET /readyz',
+      'GET /metrics',
+      'docs/service.md',
+    ])
+      expect(help.stdout).toContain(s);
   });
 });
