@@ -5,10 +5,18 @@
  * delivery and run, and the served repository's limits at admission: a
  * delivery over them waits and is admitted once there is room, never dropped.
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import { TEST_GIT_ENV } from '../helpers/git-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
-import { runCli, testEnv } from '../loop/helpers.js';
+import { baseConfig, CLI, findings, makeReviewRepo, raceFinding, runCli, testEnv } from '../loop/helpers.js';
 import {
   type Bench,
   bench,
@@ -291,5 +299,68 @@ describe('the limit flags', () => {
       'docs/service.md',
     ])
       expect(help.stdout).toContain(s);
+  });
+});
+
+describe('the limit flags, through the command', () => {
+  it("`revloop serve --max-active-runs 1` defers the second pull request while the first one's run is queued", async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a) });
+    r.plan({ reviewer: [{ reply: findings(raceFinding()) }] });
+    r.repo.git(['update-ref', 'refs/pull/7/head', r.head]);
+    r.repo.write('src/eight.js', '// eight\n');
+    const head8 = r.repo.commit('eight');
+    r.repo.git(['update-ref', 'refs/pull/8/head', head8]);
+    const parent = realpathSync(mkdtempSync(join(tmpdir(), 'revloop-limits-')));
+    const clone = join(parent, 'clone');
+    execFileSync('git', ['clone', '-q', r.dir, clone], { env: TEST_GIT_ENV });
+    const store = await openStore(db.url);
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'serve',
+        '--repo',
+        clone,
+        '--store',
+        db.url,
+        '--repository',
+        'acme/widgets',
+        '--port',
+        '0',
+      ].concat(['--max-active-runs', '1']),
+      { cwd: clone, env: testEnv({ REVLOOP_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: undefined }) },
+    );
+    try {
+      const lines: Record<string, unknown>[] = [];
+      const url = await new Promise<string>((ok, fail) => {
+        createInterface({ input: child.stdout }).on('line', (l) => {
+          const j = JSON.parse(l) as Record<string, unknown>;
+          lines.push(j);
+          if (j.msg === 'listening') ok(String(j.url));
+        });
+        child.once('exit', (code) => fail(new Error(`serve exited ${code}`)));
+      });
+      await sendGitHub(url, 'pull_request', pullRequestPayload({ action: 'opened', head: r.head }));
+      await settled(store);
+      await sendGitHub(url, 'pull_request', pullRequestPayload({ action: 'opened', pr: 8, head: head8 }));
+      const waiting = await until('the deferral', async () =>
+        (await store.deliveries.listDeliveries(10)).find((d) => d.pr === 8 && d.detail?.includes('deferred')),
+      );
+      expect(waiting).toMatchObject({
+        state: 'pending',
+        detail: 'deferred (capacity): 1 runs queued or running, capacity 1',
+      });
+      expect(lines.find((l) => l.msg === 'delivery deferred')).toMatchObject({
+        delivery: waiting.deliveryId,
+        pr: 8,
+      });
+      expect(await store.listRuns()).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'close');
+      await store.close();
+      await r.cleanup();
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
