@@ -419,9 +419,17 @@ withRepo(program.command('serve'))
   )
   .option('--api-url <url>', 'the forge API (default GITHUB_API_URL or CI_API_V4_URL, else the public one)')
   .option('--token-env <name>', 'environment variable holding the forge token for the reconciler')
+  .option(
+    '--max-active-runs <n>',
+    "the served repository's runs queued or running at once; a delivery beyond it waits (default: the config's admission.maxActive)",
+  )
+  .option(
+    '--daily-spend-usd <x>',
+    "the served repository's spend over the last 24 hours; a delivery beyond it waits (default: the config's admission budget)",
+  )
   .addHelpText(
     'after',
-    '\nExit codes: 0 stopped by SIGINT/SIGTERM, 2 usage (no webhook secret, a bad flag), 5 ledger unavailable, 15 the ledger is not PostgreSQL.\nGuide: docs/serve.md',
+    '\nEndpoints: POST /webhooks/github, POST /webhooks/gitlab, GET /healthz, GET /readyz, GET /metrics.\nExit codes: 0 stopped by SIGINT/SIGTERM, 2 usage (no webhook secret, a bad flag), 5 ledger unavailable, 15 the ledger is not PostgreSQL.\nGuide: docs/service.md',
   )
   .action(lazy('serve'));
 

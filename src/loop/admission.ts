@@ -269,6 +269,7 @@ export async function admit(deps: LoopDeps, req: AdmitRequest): Promise<Admissio
     maxActive: req.limits?.maxActive ?? c.maxActive,
     costBudgetUsd: req.limits?.costBudgetUsd ?? c.costBudgetUsd,
     costWindowSeconds: req.limits?.costWindowSeconds ?? c.costWindowSeconds,
+    perRepository: req.limits?.perRepository,
     estimatedCostUsd: loaded.config.budgets.costUsd,
   };
   const result = await deps.store.admit({

@@ -80,6 +80,24 @@ export interface DeliveryFilter {
   runId?: string | undefined;
 }
 
+/**
+ * What `/metrics` and `/readyz` read from the ledger at scrape time: each
+ * part is one aggregate query whose answer is bounded by the number of
+ * states, never by the number of rows it counts.
+ */
+export interface ServiceStats {
+  /** The newest migration the ledger holds, and the newest this revloop knows. */
+  schema: { applied: number; wanted: number };
+  deliveries: { state: DeliveryState; count: number }[];
+  runs: { status: string; outcome: string | null; count: number }[];
+  queued: number;
+  /** Ledger-clock age of the oldest queued run; null with none queued. */
+  oldestQueuedMs: number | null;
+  /** Cost spent by every run, and by runs created in the last 24 hours. */
+  spentUsd: number;
+  spentUsd24h: number;
+}
+
 export interface DeliveryLedger {
   /**
    * Insert-or-nothing on (forge, deliveryId) and on (forge, bodyDigest), committed when it
@@ -112,4 +130,7 @@ export interface DeliveryLedger {
   claimPublication(repo: string, ttlMs: number): Promise<RunTrigger | null>;
   /** The claimed trigger's publication is done (or refused for good), with what happened. */
   endPublication(runId: string, detail: string): Promise<void>;
+  /** The ledger's schema version alone: one cheap read, for a readiness probe. */
+  schemaVersion(): Promise<ServiceStats['schema']>;
+  serviceStats(): Promise<ServiceStats>;
 }

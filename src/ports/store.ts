@@ -26,6 +26,11 @@ export interface AdmissionLimits {
   /** Cost budget across runs created within the window. */
   costBudgetUsd?: number | undefined;
   costWindowSeconds?: number | undefined;
+  /**
+   * Count only the runs of the repository being admitted into (AdmitInput.repo),
+   * so that services sharing one ledger each keep their own limits.
+   */
+  perRepository?: boolean | undefined;
   /** Estimated cost of the run being admitted (its budget by default). */
   estimatedCostUsd?: number | undefined;
 }

@@ -13,7 +13,7 @@ import type { LoopDeps } from '../loop/deps.js';
 import { NothingToReviewError } from '../loop/errors.js';
 import { isLedgerFault } from '../loop/store-patience.js';
 import type { DeliveryEnd, DeliveryForge, DeliveryRow } from '../ports/deliveries.js';
-import type { RerunRequest } from '../ports/store.js';
+import type { AdmissionLimits, RerunRequest } from '../ports/store.js';
 import type { RerunOutcome } from './comment-commands.js';
 import type { Served, ServeLog } from './deps.js';
 
@@ -35,7 +35,26 @@ export interface AdmitterOptions {
   retryMs?: number | undefined;
   /** Whether the pull request carries the pause label (`/revloop pause`): asked of the forge, never of the event. */
   isPaused?: ((pr: number) => Promise<boolean>) | undefined;
+  /**
+   * The served repository's limits on runs queued or running at once and on
+   * spend in a window, counted over that repository's runs alone. A delivery
+   * over them is deferred (tried again after `retryMs` × 6), never dropped.
+   */
+  limits?: ServeLimits | undefined;
 }
+
+/** `--max-active-runs` and `--daily-spend-usd` (the repository config's `admission` when absent). */
+export interface ServeLimits {
+  maxActive?: number | undefined;
+  dailySpendUsd?: number | undefined;
+}
+
+/** The service's limits as the store applies them: per repository, spend over the last day. */
+export const admissionLimits = (l: ServeLimits | undefined): AdmissionLimits => ({
+  perRepository: true,
+  maxActive: l?.maxActive,
+  ...(l?.dailySpendUsd === undefined ? {} : { costBudgetUsd: l.dailySpendUsd, costWindowSeconds: 86_400 }),
+});
 
 export type Outcome = { kind: 'end'; end: DeliveryEnd } | { kind: 'retry'; afterMs: number; detail: string };
 
@@ -94,6 +113,7 @@ export async function admitDelivery(
     headRef: head,
     change: pullChange(d.forge, d.pr),
     configFrom: 'base',
+    limits: admissionLimits(opts.limits),
   };
   try {
     const { result } = await admit(deps, req);
@@ -128,6 +148,7 @@ export async function admitRerun(
   forge: DeliveryForge,
   pr: number,
   rerun: RerunRequest,
+  limits?: ServeLimits | undefined,
 ): Promise<RerunOutcome> {
   const identity = await deps.git.identity(served.repoRoot);
   const runs = await deps.store.listRuns({ changeKey: `${identity}#${pullChange(forge, pr)}` });
@@ -142,6 +163,7 @@ export async function admitRerun(
     change: pullChange(forge, pr),
     configFrom: 'base',
     rerun,
+    limits: admissionLimits(limits),
   });
   if (result.kind === 'deferred') return { kind: 'deferred', detail: result.detail };
   return { kind: result.kind === 'created' ? 'admitted' : 'existing', runId: result.run.id };

@@ -17,7 +17,7 @@ import {
 
 export { AppAuthError };
 
-/** The environment variables the credentials are read from (docs/serve-app.md). */
+/** The environment variables the credentials are read from (docs/service.md). */
 export const APP_ENV = {
   appId: 'REVLOOP_GITHUB_APP_ID',
   privateKey: 'REVLOOP_GITHUB_APP_PRIVATE_KEY',

@@ -8,7 +8,7 @@
  */
 import type { CommandForge } from '../forge/commands.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { admitRerun } from './admitter.js';
+import { admitRerun, type ServeLimits } from './admitter.js';
 import { APP_ENV, githubCredentialsFromEnv } from './app-auth.js';
 import { handleComment } from './comment-commands.js';
 import type { OnComment, Served, ServeLog } from './deps.js';
@@ -40,6 +40,7 @@ export async function servedCommands(
   commands: CommandForge,
   log: ServeLog,
   bots: readonly string[],
+  limits?: ServeLimits | undefined,
 ): Promise<ServedCommands> {
   const identity = await deps.git.identity(served.repoRoot);
   return {
@@ -49,7 +50,7 @@ export async function servedCommands(
           store: deps.store,
           forge: () => commands,
           repoIdentity: () => identity,
-          requestRerun: (e, rerun) => admitRerun(deps, served, served.forge, e.pr, rerun),
+          requestRerun: (e, rerun) => admitRerun(deps, served, served.forge, e.pr, rerun, limits),
           now: () => deps.clock.now(),
           bots,
         },

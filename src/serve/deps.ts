@@ -5,6 +5,7 @@
  */
 import type { DeliveryForge } from '../ports/deliveries.js';
 import type { Store } from '../ports/store.js';
+import type { ServeMetrics } from './metrics.js';
 
 /** A comment on a pull request, verified and handed on as the forge sent it; never a bot's. */
 export interface CommentEvent {
@@ -60,6 +61,8 @@ export interface RouterDeps {
   log: ServeLog;
   /** Told when a delivery was committed, so the admitter need not wait for its next poll. */
   wake?: (() => void) | undefined;
+  /** The process's counters for `/metrics` (a fresh set when absent). */
+  metrics?: ServeMetrics | undefined;
   /** The kill harness's hook (`REVLOOP_CRASH_AT=serve:after-commit`): dies between the commit and the answer. */
   crashPoint?: ((name: string) => void) | undefined;
 }

@@ -13,6 +13,7 @@ import { isLedgerFault } from '../loop/store-patience.js';
 import type { DeliveryForge } from '../ports/deliveries.js';
 import type { RouterDeps } from './deps.js';
 import { type Classified, classifyGitHub, classifyGitLab } from './events.js';
+import { createServeMetrics } from './metrics.js';
 import { githubSignatureValid, gitlabTokenValid } from './signature.js';
 
 /** What the forge is told; `status` is the HTTP status. */
@@ -57,6 +58,36 @@ function payloadOf(body: Uint8Array, contentType: string | null): Record<string,
 
 /** A delivery id as a ledger key: printable, bounded. */
 const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** How long a probe or a scrape waits for the ledger before it says it did not answer. */
+const PROBE_MS = 2_000;
+
+const bounded = <T>(p: Promise<T>, ms: number): Promise<T> =>
+  new Promise<T>((ok, fail) => {
+    const t = setTimeout(() => fail(new Error(`no answer within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        ok(v);
+      },
+      (err: unknown) => {
+        clearTimeout(t);
+        fail(err);
+      },
+    );
+  });
+
+/** Why the service cannot take deliveries now (one line), or null when it can. */
+async function notReady(deps: RouterDeps): Promise<string | null> {
+  try {
+    const v = await bounded(deps.store.deliveries.schemaVersion(), PROBE_MS);
+    if (v.applied < v.wanted)
+      return `the ledger's schema is at migration ${v.applied}, this revloop needs ${v.wanted}`;
+    return null;
+  } catch (err) {
+    return `the ledger is unreachable: ${((err as Error).message ?? String(err)).split('\n')[0]?.slice(0, 200)}`;
+  }
+}
 
 export function createServeApp(deps: RouterDeps): Hono {
   const app = new Hono();
@@ -116,8 +147,16 @@ export function createServeApp(deps: RouterDeps): Hono {
       };
       deps.log('delivery not recorded', { forge, error: (err as Error).message });
     }
+    deps.metrics?.answered(
+      forge,
+      a.status,
+      a.status === 401 ? 'bad_signature' : 'duplicateOf' in a.body ? 'duplicate' : 'other',
+    );
+    // The header's id names the line even when the answer came before it was read (401, 413, 503).
+    const claimed = req.headers.get('x-github-delivery') ?? req.headers.get('idempotency-key');
     deps.log('delivery', {
       forge,
+      delivery: claimed && DELIVERY_ID.test(claimed) ? claimed : null,
       status: a.status,
       event: req.headers.get('x-github-event') ?? req.headers.get('x-gitlab-event'),
       ms: Date.now() - started,
@@ -156,5 +195,19 @@ export function createServeApp(deps: RouterDeps): Hono {
   );
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+
+  app.get('/readyz', async (c) => {
+    const why = await notReady(deps);
+    return why === null ? c.text('ready\n') : c.text(`not ready: ${why}\n`, 503);
+  });
+
+  app.get('/metrics', async (c) => {
+    const stats = await bounded(deps.store.deliveries.serviceStats(), PROBE_MS).catch((err: unknown) => {
+      deps.log('metrics: the ledger did not answer', { error: (err as Error).message.split('\n')[0] });
+      return null;
+    });
+    const metrics = deps.metrics ?? createServeMetrics();
+    return c.body(metrics.render(stats), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+  });
   return app;
 }

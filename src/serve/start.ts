@@ -10,6 +10,7 @@ import type { OpenPull } from '../forge/pulls.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type AdmitterOptions, startAdmitter } from './admitter.js';
 import { ignoreComments, type OnComment, type Served, type ServeLog, type ServePolicy } from './deps.js';
+import { createServeMetrics } from './metrics.js';
 import { startReconciler } from './reconciler.js';
 import { createServeApp } from './router.js';
 
@@ -48,6 +49,7 @@ export async function startServe(o: StartServeOptions): Promise<RunningServe> {
     onComment: o.onComment ?? ignoreComments,
     log: o.log,
     wake: admitter.wake,
+    metrics: createServeMetrics(),
     crashPoint: o.deps.crashPoint,
   });
   const host = o.host ?? '127.0.0.1';

@@ -9,6 +9,7 @@ import type {
   DeliveryRow,
   NewDelivery,
   RunTrigger,
+  ServiceStats,
 } from '../ports/deliveries.js';
 import { copyJson } from './shared/rules.js';
 
@@ -138,6 +139,43 @@ export class MemoryDeliveries implements DeliveryLedger {
   async endPublication(runId: string, detail: string): Promise<void> {
     const t = this.triggers.get(runId);
     if (t) Object.assign(t, { publishedAt: this.db.now(), detail, claimedUntil: null });
+  }
+
+  async schemaVersion(): Promise<ServiceStats['schema']> {
+    return { applied: 0, wanted: 0 };
+  }
+
+  async serviceStats(): Promise<ServiceStats> {
+    const now = this.db.now();
+    const count = <K>(keys: K[]) => {
+      const m = new Map<string, { key: K; n: number }>();
+      for (const k of keys) {
+        const id = JSON.stringify(k);
+        const e = m.get(id) ?? { key: k, n: 0 };
+        e.n++;
+        m.set(id, e);
+      }
+      return [...m.values()];
+    };
+    const runs = [...this.db.runs()];
+    const queued = runs.filter((r) => r.status === RunStatus.queued);
+    const oldest = Math.min(...queued.map((r) => r.createdAt));
+    return {
+      schema: await this.schemaVersion(),
+      deliveries: count([...this.rows.values()].map((r) => r.state)).map((e) => ({
+        state: e.key,
+        count: e.n,
+      })),
+      runs: count(runs.map((r) => [r.status, r.outcome ?? null] as const)).map((e) => ({
+        status: e.key[0],
+        outcome: e.key[1],
+        count: e.n,
+      })),
+      queued: queued.length,
+      oldestQueuedMs: queued.length ? Math.max(0, now - oldest) : null,
+      spentUsd: runs.reduce((a, r) => a + r.costUsd, 0),
+      spentUsd24h: runs.filter((r) => r.createdAt >= now - 86_400_000).reduce((a, r) => a + r.costUsd, 0),
+    };
   }
 
   private out(r: Kept): DeliveryRow {

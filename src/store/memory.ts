@@ -80,7 +80,13 @@ export class MemoryStore implements Store {
       now: () => this.now(),
       runs: () => this.runs.values(),
       abort: (r, detail) => {
-        this.end(r, { status: RunStatus.aborted, outcome: null, stopReason: null, reason: 'superseded', detail });
+        this.end(r, {
+          status: RunStatus.aborted,
+          outcome: null,
+          stopReason: null,
+          reason: 'superseded',
+          detail,
+        });
         r.fencingToken++;
         return this.out(r);
       },
@@ -105,6 +111,7 @@ export class MemoryStore implements Store {
     let active = 0;
     let committedUsd = 0;
     for (const r of this.runs.values()) {
+      if (input.limits?.perRepository && r.repo !== input.repo) continue;
       const live = ACTIVE_STATUSES.includes(r.status);
       if (live) active++;
       if (r.createdAt >= from) committedUsd += live ? r.budgetUsd : r.costUsd;

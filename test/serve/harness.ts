@@ -17,6 +17,7 @@ import { composeDeps } from '../../src/loop/compose.js';
 import type { LoopDeps } from '../../src/loop/deps.js';
 import type { DeliveryRow } from '../../src/ports/deliveries.js';
 import type { Store } from '../../src/ports/store.js';
+import type { ServeLimits } from '../../src/serve/admitter.js';
 import type { OnComment, ServePolicy } from '../../src/serve/deps.js';
 import { type RunningServe, startServe } from '../../src/serve/start.js';
 import { openStore } from '../../src/store/index.js';
@@ -112,6 +113,8 @@ export interface BenchOptions {
   reconcileMs?: number;
   /** The pause check the admitter asks before a review (`/revloop pause`). */
   isPaused?: (pr: number) => Promise<boolean>;
+  /** The served repository's admission limits (`--max-active-runs`, `--daily-spend-usd`). */
+  limits?: ServeLimits;
 }
 
 export async function bench(o: BenchOptions): Promise<Bench> {
@@ -149,7 +152,7 @@ export async function bench(o: BenchOptions): Promise<Bench> {
           listOpenPulls({ forge: 'github', repository: 'acme/widgets', apiUrl: gh.url, token: TOKENS.app })
       : null,
     reconcileMs: o.reconcileMs ?? 3_600_000,
-    admitter: { idleMs: 50, retryMs: 50, isPaused: o.isPaused },
+    admitter: { idleMs: 50, retryMs: 50, isPaused: o.isPaused, limits: o.limits },
   });
   let n = 0;
   return {

@@ -176,6 +176,31 @@ export function runStoreContract(
         expect((await store.admit(admitInput({ limits }))).kind).toBe('deferred');
       });
 
+      it("limits per repository count only that repository's runs, for capacity and for cost", async () => {
+        const other = { repo: 'other/repo', changeKey: 'other/repo#1' };
+        expect((await store.admit(admitInput(other))).kind).toBe('created');
+        expect((await store.admit(admitInput(other))).kind).toBe('created');
+        const capacity = { maxActive: 1, perRepository: true };
+        expect((await store.admit(admitInput({ limits: capacity }))).kind).toBe('created');
+        expect(await store.admit(admitInput({ limits: capacity }))).toMatchObject({
+          kind: 'deferred',
+          limit: 'capacity',
+          detail: '1 runs queued or running, capacity 1',
+        });
+        // Without the scope, the other repository's runs count too.
+        expect((await store.admit(admitInput({ limits: { maxActive: 3 } }))).kind).toBe('deferred');
+        const cost = {
+          costBudgetUsd: 1,
+          costWindowSeconds: 86_400,
+          perRepository: true,
+          estimatedCostUsd: 1,
+        };
+        expect((await store.admit(admitInput({ ...other, limits: cost }))).kind).toBe('deferred');
+        const fresh = { repo: 'fresh/repo', changeKey: 'fresh/repo#1' };
+        expect((await store.admit(admitInput({ ...fresh, limits: cost }))).kind).toBe('created');
+        expect((await store.admit(admitInput({ ...fresh, limits: cost }))).kind).toBe('deferred');
+      });
+
       it('defers on cost: active runs count their budget, ended ones what they spent', async () => {
         const limits = { costBudgetUsd: 5, costWindowSeconds: 3600 };
         const a = await store.admit(admitInput({ limits }));

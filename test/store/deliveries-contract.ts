@@ -33,6 +33,30 @@ export function runDeliveriesContract(name: string, open: () => Promise<Store>):
       await store.close();
     });
 
+    it('reports, for /metrics, deliveries by state, the queue and its oldest run, runs by status', async () => {
+      const empty = await store.deliveries.serviceStats();
+      expect(empty).toMatchObject({ deliveries: [], runs: [], queued: 0, oldestQueuedMs: null, spentUsd: 0 });
+      expect(empty.schema.applied).toBe(empty.schema.wanted);
+      const d = delivery();
+      await store.deliveries.recordDelivery(d);
+      await store.deliveries.recordDelivery(delivery());
+      const a = await store.admit(admitInput());
+      if (a.kind !== 'created') throw new Error('no run');
+      await store.deliveries.endDelivery('github', d.deliveryId, {
+        state: 'admitted',
+        runId: a.run.id,
+        detail: null,
+      });
+      const s = await store.deliveries.serviceStats();
+      expect(s.deliveries.sort((x, y) => x.state.localeCompare(y.state))).toEqual([
+        { state: 'admitted', count: 1 },
+        { state: 'pending', count: 1 },
+      ]);
+      expect(s.runs).toEqual([{ status: 'queued', outcome: null, count: 1 }]);
+      expect(s).toMatchObject({ queued: 1, spentUsd: 0, spentUsd24h: 0 });
+      expect(s.oldestQueuedMs).toBeGreaterThanOrEqual(0);
+    });
+
     it('keeps a delivery once, by its id and by its body, even when the copies race', async () => {
       const d = delivery();
       const copies = await Promise.all(Array.from({ length: 5 }, () => store.deliveries.recordDelivery(d)));

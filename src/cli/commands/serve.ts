@@ -31,6 +31,8 @@ interface Opts {
   reconcileSeconds: string;
   apiUrl?: string;
   tokenEnv?: string;
+  maxActiveRuns?: string;
+  dailySpendUsd?: string;
 }
 
 const API: Record<DeliveryForge, { env: string; fallback: string; tokens: string[]; repo: string }> = {
@@ -55,6 +57,13 @@ const whole = (flag: string, v: string, min: number, max: number): number => {
   return n;
 };
 
+const dollars = (flag: string, v: string): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new UsageError(`${flag} must be an amount in US dollars >= 0, got "${v}"`);
+  return n;
+};
+
 const serve: Command<Opts> = async (_args, opts, io) => {
   if (!(FORGE_NAMES as readonly string[]).includes(opts.forge))
     throw new UsageError(`--forge must be github or gitlab, not "${opts.forge}"`);
@@ -62,6 +71,14 @@ const serve: Command<Opts> = async (_args, opts, io) => {
   const port = whole('--port', opts.port, 0, 65535);
   const maxBodyBytes = whole('--max-body-bytes', opts.maxBodyBytes, 1024, 64 * 1024 * 1024);
   const reconcileSeconds = whole('--reconcile-seconds', opts.reconcileSeconds, 0, 7 * 86400);
+  const limits = {
+    maxActive:
+      opts.maxActiveRuns === undefined
+        ? undefined
+        : whole('--max-active-runs', opts.maxActiveRuns, 1, 100_000),
+    dailySpendUsd:
+      opts.dailySpendUsd === undefined ? undefined : dollars('--daily-spend-usd', opts.dailySpendUsd),
+  };
   const repository = opts.repository ?? io.env[API[forge].repo];
   if (!repository)
     throw new UsageError(
@@ -100,13 +117,15 @@ const serve: Command<Opts> = async (_args, opts, io) => {
       log('reconciler off: no forge token', { set: tokenNames.join(' or ') });
     const served = { forge, repository, repoRoot: root, remote: opts.remote };
     const commands = commandForgeFromEnv(served, io.env, deps.clock);
-    const handling = commands ? await servedCommands(deps, served, commands, log, opts.bot ?? []) : null;
+    const handling = commands
+      ? await servedCommands(deps, served, commands, log, opts.bot ?? [], limits)
+      : null;
     if (!handling) log('comment commands off: no forge credentials for commands');
     const running = await startServe({
       deps,
       served,
       onComment: handling?.onComment,
-      admitter: handling ? { isPaused: handling.isPaused } : undefined,
+      admitter: { isPaused: handling?.isPaused, limits },
       policy: { drafts: Boolean(opts.drafts), botLogins: opts.bot ?? [], maxBodyBytes },
       secrets,
       log,

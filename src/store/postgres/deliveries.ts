@@ -17,16 +17,19 @@ import type {
   DeliveryRow,
   NewDelivery,
   RunTrigger,
+  ServiceStats,
 } from '../../ports/deliveries.js';
 import {
   DELIVERY_COLUMNS,
   deliveryWhere,
   ENDED_RUN_SQL,
+  statsOf,
   toDelivery,
   toTrigger,
 } from '../shared/delivery-rows.js';
 import { type Raw, toRun } from '../shared/rows.js';
 import { canMoveInto } from '../shared/status-sql.js';
+import { PG_MIGRATIONS } from './migrations/index.js';
 
 const NOW = 'revloop_now_ms()';
 const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key';
@@ -197,5 +200,31 @@ export class PgDeliveries implements DeliveryLedger {
           [runId, detail],
         ),
     );
+  }
+
+  async schemaVersion(): Promise<ServiceStats['schema']> {
+    return this.db.guard(async () => {
+      const r = await this.db.pool().query('SELECT max(version) AS v FROM schema_migrations');
+      return { applied: Number(r.rows[0]?.v ?? 0), wanted: PG_MIGRATIONS.at(-1)?.version ?? 0 };
+    });
+  }
+
+  async serviceStats(): Promise<ServiceStats> {
+    return this.db.guard(async () => {
+      const q = (sql: string) =>
+        this.db
+          .pool()
+          .query(sql)
+          .then((r) => r.rows as Raw[]);
+      const [schema, deliveries, runs, queue, spend] = await Promise.all([
+        this.schemaVersion(),
+        q('SELECT state, count(*) AS n FROM deliveries GROUP BY state'),
+        q('SELECT status, outcome, count(*) AS n FROM runs GROUP BY status, outcome'),
+        q(`SELECT count(*) AS n, ${NOW} - min(created_at) AS age FROM runs WHERE status = 'queued'`),
+        q(`SELECT coalesce(sum(cost_usd), 0) AS total,
+             coalesce(sum(cost_usd) FILTER (WHERE created_at >= ${NOW} - 86400000), 0) AS day FROM runs`),
+      ]);
+      return statsOf(schema, deliveries, runs, queue[0], spend[0]);
+    });
   }
 }

@@ -185,10 +185,11 @@ export class PostgresStore implements Store {
           const w = input.limits?.costWindowSeconds;
           const u = await this.one(
             c,
-            `SELECT (SELECT count(*) FROM runs WHERE ${ACTIVE_SQL}) AS active,
+            `SELECT (SELECT count(*) FROM runs WHERE ${ACTIVE_SQL} AND ($2::text IS NULL OR repo = $2)) AS active,
                (SELECT coalesce(sum(CASE WHEN ${ACTIVE_SQL} THEN budget_usd ELSE cost_usd END), 0)
-                  FROM runs WHERE $1::bigint IS NULL OR created_at >= ${NOW} - $1::bigint) AS usd`,
-            [w === undefined ? null : Math.round(w * 1000)],
+                  FROM runs WHERE ($1::bigint IS NULL OR created_at >= ${NOW} - $1::bigint)
+                    AND ($2::text IS NULL OR repo = $2)) AS usd`,
+            [w === undefined ? null : Math.round(w * 1000), input.limits?.perRepository ? input.repo : null],
           );
           const deferred = limitVerdict(input, { active: Number(u?.active), committedUsd: Number(u?.usd) });
           if (deferred) return deferred;

@@ -8,6 +8,7 @@ import type {
   DeliveryRow,
   DeliveryState,
   RunTrigger,
+  ServiceStats,
 } from '../../ports/deliveries.js';
 import type { Raw } from './rows.js';
 import { statusIn } from './status-sql.js';
@@ -70,4 +71,28 @@ export function deliveryWhere(
   add('pr', f?.pr);
   add('run_id', f?.runId);
   return { sql: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', args };
+}
+
+/** The aggregate rows as numbers (PostgreSQL answers counts and sums as text; SQLite as numbers). */
+export function statsOf(
+  schema: ServiceStats['schema'],
+  deliveries: Raw[],
+  runs: Raw[],
+  queue: Raw | undefined,
+  spend: Raw | undefined,
+): ServiceStats {
+  const age = queue?.age;
+  return {
+    schema,
+    deliveries: deliveries.map((r) => ({ state: r.state as DeliveryState, count: Number(r.n) })),
+    runs: runs.map((r) => ({
+      status: String(r.status),
+      outcome: r.outcome == null ? null : String(r.outcome),
+      count: Number(r.n),
+    })),
+    queued: Number(queue?.n ?? 0),
+    oldestQueuedMs: age == null ? null : Math.max(0, Number(age)),
+    spentUsd: Number(spend?.total ?? 0),
+    spentUsd24h: Number(spend?.day ?? 0),
+  };
 }

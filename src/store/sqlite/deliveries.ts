@@ -15,16 +15,19 @@ import type {
   DeliveryRow,
   NewDelivery,
   RunTrigger,
+  ServiceStats,
 } from '../../ports/deliveries.js';
 import {
   DELIVERY_COLUMNS,
   deliveryWhere,
   ENDED_RUN_SQL,
+  statsOf,
   toDelivery,
   toTrigger,
 } from '../shared/delivery-rows.js';
 import { type Raw, toRun } from '../shared/rows.js';
 import { canMoveInto } from '../shared/status-sql.js';
+import { SQLITE_MIGRATIONS } from './migrations/index.js';
 
 const RUN = 'SELECT r.*, s.snapshot FROM runs r JOIN snapshots s ON s.snapshot_key = r.snapshot_key';
 
@@ -218,5 +221,33 @@ export class SqliteDeliveries implements DeliveryLedger {
         runId,
       ),
     );
+  }
+
+  async schemaVersion(): Promise<ServiceStats['schema']> {
+    return this.db.read(() => ({
+      applied: Number(this.db.one('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0),
+      wanted: Math.max(...SQLITE_MIGRATIONS.map((m) => m.version)),
+    }));
+  }
+
+  async serviceStats(): Promise<ServiceStats> {
+    const schema = await this.schemaVersion();
+    return this.db.read(() => {
+      const now = this.db.now();
+      return statsOf(
+        schema,
+        this.db.all('SELECT state, count(*) AS n FROM deliveries GROUP BY state'),
+        this.db.all('SELECT status, outcome, count(*) AS n FROM runs GROUP BY status, outcome'),
+        this.db.one(
+          `SELECT count(*) AS n, ? - min(created_at) AS age FROM runs WHERE status = 'queued'`,
+          now,
+        ),
+        this.db.one(
+          `SELECT coalesce(sum(cost_usd), 0) AS total,
+             coalesce(sum(CASE WHEN created_at >= ? THEN cost_usd END), 0) AS day FROM runs`,
+          now - 86_400_000,
+        ),
+      );
+    });
   }
 }

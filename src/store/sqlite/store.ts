@@ -221,11 +221,18 @@ export class SqliteStore implements Store {
       const now = this.now();
       if (hasLimits(input)) {
         const from = Math.max(costWindowStart(input, now), Number.MIN_SAFE_INTEGER);
-        const active = this.one(`SELECT count(*) AS n FROM runs WHERE ${ACTIVE_SQL}`);
+        const repo = input.limits?.perRepository ? input.repo : null;
+        const active = this.one(
+          `SELECT count(*) AS n FROM runs WHERE ${ACTIVE_SQL} AND (? IS NULL OR repo = ?)`,
+          repo,
+          repo,
+        );
         const cost = this.one(
           `SELECT coalesce(sum(CASE WHEN ${ACTIVE_SQL} THEN budget_usd ELSE cost_usd END), 0) AS usd
-           FROM runs WHERE created_at >= ?`,
+           FROM runs WHERE created_at >= ? AND (? IS NULL OR repo = ?)`,
           from,
+          repo,
+          repo,
         );
         const deferred = limitVerdict(input, { active: Number(active?.n), committedUsd: Number(cost?.usd) });
         if (deferred) return deferred;
