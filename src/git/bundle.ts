@@ -12,22 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Git } from '../ports/git.js';
 import { FixBundleRefusedError } from './errors.js';
+import { FETCH_CONFIG } from './fetch.js';
 import { assertRev } from './revs.js';
 import type { GitRunner } from './run.js';
 
-// No hooks (reference-transaction), no background gc, no submodule fetch; objects checked on arrival.
-const IMPORT_CONFIG: readonly string[] = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'gc.auto=0',
-  '-c',
-  'maintenance.auto=false',
-  '-c',
-  'fetch.fsckObjects=true',
-  '-c',
-  'transfer.fsckObjects=true',
-];
+// The fetch's safe settings (fetch.ts), and the bundle's objects checked as they are transferred too.
+const IMPORT_CONFIG: readonly string[] = [...FETCH_CONFIG, '-c', 'transfer.fsckObjects=true'];
 
 const firstLine = (s: string): string => s.trim().split('\n').at(-1)?.slice(0, 300) ?? '';
 

@@ -8,7 +8,12 @@
 import type { Git } from '../ports/git.js';
 import type { GitRunner } from './run.js';
 
-const FETCH_CONFIG: readonly string[] = [
+/**
+ * Fetching objects into the repository: no hooks (reference-transaction), no
+ * background gc or maintenance, objects checked on arrival. Shared by the
+ * pull request fetch and the import of a fix bundle (bundle.ts).
+ */
+export const FETCH_CONFIG: readonly string[] = [
   '-c',
   'core.hooksPath=/dev/null',
   '-c',
