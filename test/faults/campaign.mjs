@@ -12,6 +12,11 @@ import { spawnSync } from 'node:child_process';
 //        [--clones 2] [--down-seconds 30] [--lease-seconds 3] [--cli dist/cli/main.js]
 //        [--keep] [--json]
 //
+// With --serve it runs the service's scenario instead (serve-scenario.mjs): `revloop serve`
+// fed --deliveries signed deliveries (default 140) while --faults (default 4) kill or
+// restart the service or the server (--down-seconds default 2); judged on acknowledged
+// deliveries lost and runs per revision.
+//
 // Exit 0 when every target is met (0 of each count), 1 when one is missed, 2 on bad arguments.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,11 +27,12 @@ import { buildTemplate, git, gitEnv, REVIEWERS } from '../crash/template.mjs';
 import { startOwnCluster } from '../helpers/pg-cluster.ts';
 import { adminQuery, diskFullTablespace, drawFault, inject, sleep, untilUp } from './faults.mjs';
 import { FIX_ELSEWHERE, judge, runNode } from './judge.mjs';
+import { serveScenario } from './serve-scenario.mjs';
 import { startWorkers } from './workers.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const USAGE =
-  'usage: node test/faults/campaign.mjs [--seed N] [--runs N] [--faults N] [--workers N] [--clones N] [--down-seconds N] [--lease-seconds N] [--cli PATH] [--keep] [--json]';
+  'usage: node test/faults/campaign.mjs [--seed N] [--runs N] [--faults N] [--workers N] [--clones N] [--down-seconds N] [--lease-seconds N] [--cli PATH] [--keep] [--json] [--serve [--deliveries N]]';
 
 function usage(message) {
   process.stderr.write(`fault campaign: ${message}\n${USAGE}\n`);
@@ -42,10 +48,12 @@ try {
     options: {
       seed: { type: 'string', default: '1' },
       runs: { type: 'string', default: '150' },
-      faults: { type: 'string', default: '60' },
+      faults: { type: 'string' },
       workers: { type: 'string', default: '3' },
       clones: { type: 'string', default: '2' },
-      'down-seconds': { type: 'string', default: '30' },
+      'down-seconds': { type: 'string' },
+      serve: { type: 'boolean', default: false },
+      deliveries: { type: 'string', default: '140' },
       'lease-seconds': { type: 'string', default: '3' },
       cli: { type: 'string', default: join(ROOT, 'dist/cli/main.js') },
       keep: { type: 'boolean', default: false },
@@ -55,9 +63,20 @@ try {
 } catch (err) {
   usage(err.message.split('\n')[0]);
 }
-for (const name of ['seed', 'runs', 'faults', 'workers', 'clones', 'down-seconds', 'lease-seconds'])
+o.faults ??= o.serve ? '4' : '60';
+o['down-seconds'] ??= o.serve ? '2' : '30';
+for (const name of [
+  'seed',
+  'runs',
+  'faults',
+  'workers',
+  'clones',
+  'down-seconds',
+  'lease-seconds',
+  'deliveries',
+])
   if (!/^\d+$/.test(o[name])) usage(`--${name} must be a whole number, got "${o[name]}"`);
-for (const name of ['runs', 'workers', 'clones', 'lease-seconds'])
+for (const name of ['runs', 'workers', 'clones', 'lease-seconds', 'deliveries'])
   if (Number(o[name]) < 1) usage(`--${name} must be at least 1, got "${o[name]}"`);
 const N = (k) => Number(o[k]);
 const cli = resolve(o.cli);
@@ -128,9 +147,11 @@ async function main() {
     space.unmount?.();
   };
   try {
-    await campaign(started, seed, rand, work, cluster, (s) => {
-      space = s;
-    });
+    if (o.serve) await serveCampaign(started, seed, rand, work, cluster);
+    else
+      await campaign(started, seed, rand, work, cluster, (s) => {
+        space = s;
+      });
   } catch (err) {
     await cleanup();
     throw err;
@@ -235,6 +256,46 @@ async function campaign(started, seed, rand, work, cluster, noteSpace) {
     0;
   if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else print(summary);
+  process.exitCode = ok ? 0 : 1;
+}
+
+async function serveCampaign(started, seed, rand, work, cluster) {
+  const db = 'campaign';
+  await adminQuery(cluster.url, `CREATE DATABASE ${db}`);
+  log(`cluster on port ${cluster.port}, serve scenario, work dir ${work}`);
+  const s = await serveScenario({
+    rand,
+    cluster,
+    adminUrl: cluster.url,
+    db,
+    work,
+    deliveries: N('deliveries'),
+    faults: N('faults'),
+    downMs: N('down-seconds') * 1000,
+    senders: 8,
+    log,
+  });
+  const summary = {
+    scenario: 'serve',
+    seed,
+    seconds: Math.round((Date.now() - started) / 1000),
+    ...s,
+    workDir: work,
+  };
+  const bad = ['deliveriesLost', 'deliveriesMissing', 'runsTwice', 'finalHeadsWithoutRun', 'crashes'];
+  const ok = s.drained && bad.every((k) => s[k].length === 0);
+  if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else {
+    console.log(`fault campaign, serve scenario, seed ${seed}: ${summary.seconds} s`);
+    console.log(
+      `deliveries: ${s.deliveriesSent} sent (${s.distinct} distinct), ${s.acknowledged} acknowledged, ${s.recorded} recorded; ${s.unavailable} answered 503, ${s.refusedOrDropped} refused or dropped (sent again)`,
+    );
+    console.log(`faults: ${s.faults}  ${JSON.stringify(s.faultsByKind)}`);
+    console.log(`runs: ${s.runs}; delivery states ${JSON.stringify(s.states)}; drained: ${s.drained}`);
+    for (const k of bad)
+      console.log(`${k}: ${s[k].length}${s[k].length ? ` (${s[k].slice(0, 5).join('; ')})` : ''}`);
+    if (!ok) console.log(`kept for inspection: ${work}`);
+  }
   process.exitCode = ok ? 0 : 1;
 }
 

@@ -4,7 +4,9 @@
  * the server and the workers. The verdicts are the campaign's counts, never times: no safety
  * violation, no worker crash, no completed run without its signed record in the ledger (which
  * every machine writes its record from), no run lost to a fault: a run taken over on a clone
- * that lacks the fix commit made on the other one imports it from the ledger.
+ * that lacks the fix commit made on the other one imports it from the ledger. The serve
+ * scenario feeds `revloop serve` signed deliveries while the service is killed or restarted
+ * and the server restarted or stopped: every acknowledged delivery is kept, one run per revision.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,6 +20,18 @@ interface Summary {
   runsLost: string[];
   crashes: string[];
   recordsMissing: string[];
+}
+
+interface ServeSummary {
+  faults: number;
+  distinct: number;
+  recorded: number;
+  drained: boolean;
+  deliveriesLost: string[];
+  deliveriesMissing: string[];
+  runsTwice: string[];
+  finalHeadsWithoutRun: string[];
+  crashes: string[];
 }
 
 function campaign(args: string[]): Promise<{ code: number; summary: Summary | null; stderr: string }> {
@@ -51,6 +65,21 @@ describe('the short fault campaign', () => {
     expect(s?.crashes).toEqual([]);
     expect(s?.recordsMissing).toEqual([]);
     expect(s?.runsLost).toEqual([]);
+  }, 600_000);
+
+  it('serve scenario: no acknowledged delivery lost and one run per revision across a killed service and a restarted server', async () => {
+    const res = await campaign(['--serve', '--seed', '3']);
+    const s = res.summary as unknown as ServeSummary | null;
+    expect(s, res.stderr).not.toBeNull();
+    expect(s?.faults).toBe(4);
+    expect(s?.drained).toBe(true);
+    expect(s?.recorded).toBe(s?.distinct);
+    expect(s?.deliveriesLost).toEqual([]);
+    expect(s?.deliveriesMissing).toEqual([]);
+    expect(s?.runsTwice).toEqual([]);
+    expect(s?.finalHeadsWithoutRun).toEqual([]);
+    expect(s?.crashes).toEqual([]);
+    expect(res.code).toBe(0);
   }, 600_000);
 
   it('refuses a bad argument with one line and exit 2', async () => {
