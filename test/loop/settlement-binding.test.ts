@@ -32,6 +32,7 @@ import {
   type ReviewRepoOptions,
   raceFinding,
   runCli,
+  testEnv,
 } from './helpers.js';
 
 const repos: ReviewRepo[] = [];
@@ -240,6 +241,50 @@ describe('invariant 16: an unrelated edit does not void a decision', () => {
       [3, false],
       [7, true],
     ]);
+  });
+});
+
+describe('invariant 5: an inherited settlement is recorded with the decision, in its one completion', () => {
+  it('killed before the decision is recorded: nothing inherited is left behind; resumed, it is inherited once', async () => {
+    const BANNER = "export function banner() {\n  console.log('example v1');\n  return true;\n}\n";
+    const claim = {
+      severity: 'MAJOR',
+      file: 'lib/util.js',
+      claim: 'console.log left in library code',
+      failureScenario:
+        'every caller of this library prints to stdout, which pollutes CLI output that other tools parse',
+    };
+    const r = await repo({ config: (a) => baseConfig(a), change: { 'lib/util.js': BANNER } });
+    r.plan({ reviewer: [{ reply: findings({ ...claim, line: 2 }) }] });
+    const first = await reviewJson(r);
+    await settle(r, lastRound(first.run)[0]?.id as string, 'overturned', 'the banner is intended');
+    push(r, { 'lib/util.js': `// util: small helpers\n${BANNER}` });
+    r.plan({ reviewer: [{ reply: findings({ ...claim, line: 3 }) }] });
+    const killed = await runCli(['review', '--head', 'topic', '--json'], {
+      cwd: r.dir,
+      env: testEnv({ REVLOOP_CRASH_AT: 'before-complete:decide' }),
+    });
+    expect(killed.code, killed.stderr).toBe(-1);
+    const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
+    try {
+      const [second] = (await store.listRuns()).filter((x) => x.id !== first.run.runId);
+      expect(second).toBeDefined();
+      const carried = (await store.listFindings(second?.id as string)).map((f) => f.settlement);
+      // The decision was never recorded, so neither is what it inherited.
+      expect(carried).toEqual([null]);
+      expect((await store.listStages(second?.id as string)).map((s) => s.stage)).not.toContain('decide');
+    } finally {
+      await store.close();
+    }
+    const resumed = await reviewJson(r);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [f] = lastRound(resumed.run);
+    expect(f).toMatchObject({
+      line: 3,
+      blocking: false,
+      settlement: { by: 'Grace Hopper', decision: 'overturned' },
+    });
+    expect(f?.settlement?.note?.match(/carried over/g)).toHaveLength(1);
   });
 });
 
