@@ -82,19 +82,3 @@ export function roundStep(at: WalkAt, facts: WalkFacts): { at: WalkAt; plan: Wal
     step++;
   }
 }
-
-/**
- * The steps a walk takes over facts that never change: every stage, begin and
- * stop it plans until `until` says enough. Tests use it to compare the
- * walkers' sequences with the one order.
- */
-export function walkPlans(facts: WalkFacts, until: (plan: WalkPlan) => boolean): WalkPlan[] {
-  const plans: WalkPlan[] = [];
-  let at = WALK_START;
-  for (;;) {
-    const s = roundStep(at, facts);
-    plans.push(s.plan);
-    if (until(s.plan)) return plans;
-    at = s.at;
-  }
-}

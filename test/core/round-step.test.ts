@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoundDecision } from '../../src/core/decide.js';
-import { roundStep, type WalkFacts, type WalkPlan, walkPlans } from '../../src/core/round-step.js';
+import { roundStep, WALK_START, type WalkFacts, type WalkPlan } from '../../src/core/round-step.js';
 import { stage as stageOf } from '../../src/core/stage-results.js';
 import { DEFAULT_PARAMS, PRESET_NAMES, PRESETS } from '../../src/sim/params.js';
 import { runTrial } from '../../src/sim/trial.js';
@@ -28,6 +28,22 @@ import {
   review,
 } from '../loop/helpers.js';
 import { runLoop } from './planner-run.js';
+
+/**
+ * The steps a walk takes over facts that never change: every stage, begin and
+ * stop it plans until `until` says enough. Tests use it to compare the
+ * walkers' sequences with the one order.
+ */
+function walkPlans(facts: WalkFacts, until: (plan: WalkPlan) => boolean): WalkPlan[] {
+  const plans: WalkPlan[] = [];
+  let at = WALK_START;
+  for (;;) {
+    const s = roundStep(at, facts);
+    plans.push(s.plan);
+    if (until(s.plan)) return plans;
+    at = s.at;
+  }
+}
 
 const FIX: RoundDecision = { kind: 'fix', blockers: ['b'] };
 const CLEAR: RoundDecision = { kind: 'stop', outcome: 'clear', stopReason: 'clear' };
