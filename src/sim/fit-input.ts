@@ -12,7 +12,7 @@ const FitFindingSchema = z.object({
   reviewer: z.string().min(1),
   severity: z.enum(['MAJOR', 'MODERATE', 'MINOR']),
   refuted: z.boolean(),
-  demotedBy: z.enum(['no_scenario', 'scope_lock']).nullable(),
+  demotedBy: z.enum(['no_scenario', 'scope_lock', 'unreproduced']).nullable(),
   blockedInRound: z.boolean(),
   file: z.string(),
   line: z.number().int(),

@@ -14,7 +14,7 @@ export interface FitFinding {
   reviewer: string;
   severity: 'MAJOR' | 'MODERATE' | 'MINOR';
   refuted: boolean;
-  demotedBy: 'no_scenario' | 'scope_lock' | null;
+  demotedBy: 'no_scenario' | 'scope_lock' | 'unreproduced' | null;
   blockedInRound: boolean;
   file: string;
   line: number;
