@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import { callKey } from '../../src/core/keys.js';
+import { findingsToGate } from '../../src/core/review-gating.js';
 import {
   matchSamples,
   reproductionText,
@@ -146,5 +147,32 @@ describe('when the samples after the first are drawn', () => {
     ['blockers, a MODERATE', blockers, reply(f(1, 'x')), 3],
   ])('%s: %i', (_name, rule, first, wanted) => {
     expect(samplesWanted(rule, first, ignored, '', policy)).toBe(wanted);
+  });
+});
+
+describe('samples of a chunked review', () => {
+  const call = (chunk: number, sample: number, ...findings: ReportedFinding[]) => ({
+    reviewer: 'r',
+    callKey: `c${chunk}s${sample}`,
+    reply: { verdict: 'findings' as const, findings },
+    chunk,
+    sample,
+  });
+  it('matches samples within a chunk, then keeps one per fingerprint across chunks', () => {
+    const { toGate } = findingsToGate(
+      [
+        call(0, 0, f(10, 'stale total')),
+        call(0, 1, f(10, 'stale total')),
+        call(1, 0, f(10, 'stale total'), f(50, 'leak', { file: 'b.ts' })),
+        call(1, 1),
+      ],
+      () => null,
+      (k, i) => `${k}#${i}`,
+      sha256,
+    );
+    expect(toGate.map((g) => [g.id, g.reproduction])).toEqual([
+      ['c0s0#0', { seen: 2, of: 2 }],
+      ['c1s0#1', { seen: 1, of: 2 }],
+    ]);
   });
 });

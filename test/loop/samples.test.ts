@@ -13,6 +13,7 @@ import { type ReviewResult, stage } from '../../src/core/stage-results.js';
 import { summaryBody } from '../../src/forge/render.js';
 import { runView } from '../../src/forge/view.js';
 import { sha256 } from '../../src/io/hash.js';
+import { buildStatement } from '../../src/record/statement.js';
 import {
   baseConfig,
   CRITERIA,
@@ -73,6 +74,10 @@ describe('review.samples through the loop', () => {
     const out = everyOutput(report);
     for (const name of ['terminal', 'markdown', 'junit', 'rdjson'] as const)
       expect(out[name], name).toContain('seen in 1 of 3 samples');
+    // The signed record's predicate carries it on the finding and in its round log.
+    const predicate = buildStatement(report, { finalDiffDigest: 'sha256:x' }).predicate;
+    expect(predicate.findings[0]?.reproduction).toEqual({ seen: 1, of: 3 });
+    expect(predicate.rounds[0]?.findings[0]?.reproduction).toEqual({ seen: 1, of: 3 });
     // The round log (what `analyze` and the simulator's fit read) carries the count as data.
     expect(out.json).toContain('"demotedBy":"unreproduced"');
     expect(out.json).toContain('"reproduction":{"seen":1,"of":3}');
