@@ -21,16 +21,18 @@ const MARKER_HEX_DIGITS = 32;
 export function dataMarker(content: string, hash: Hash): string {
   const marker = `${DATA_MARKER_PREFIX}${hash(content).slice(0, MARKER_HEX_DIGITS)}`;
   if (!content.includes(marker)) return marker;
-  // Reached only with a hash that is not collision resistant; lengthened until
-  // absent, which ends because the content is finite.
+  // Reached only with a weak hash (no text holds its own sha256); lengthened
+  // until absent, which ends because the content is finite.
   for (let n = 1; ; n++) {
     const longer = `${marker}-${n}`;
     if (!content.includes(longer)) return longer;
   }
 }
 
-export const openLine = (marker: string) => `<<<${marker}`;
-export const closeLine = (marker: string) => `${marker}>>>`;
+const OPEN = '<<<';
+const CLOSE = '>>>';
+export const openLine = (marker: string) => `${OPEN}${marker}`;
+export const closeLine = (marker: string) => `${marker}${CLOSE}`;
 
 /** `content` between its marker lines; the close is on a line of its own whether or not the content ends with one. */
 export function fence(content: string, hash: Hash): string {
@@ -50,7 +52,7 @@ export function fencedSpans(text: string): [number, number][] {
   for (let open = nextOpenLine(text, 0); open >= 0; ) {
     const eol = text.indexOf('\n', open);
     if (eol < 0) break;
-    const close = `\n${closeLine(text.slice(open + 3, eol))}`;
+    const close = `\n${closeLine(text.slice(open + OPEN.length, eol))}`;
     const at = text.indexOf(close, eol);
     if (at < 0) break;
     spans.push([open, at + close.length]);
@@ -59,7 +61,7 @@ export function fencedSpans(text: string): [number, number][] {
   return spans;
 }
 
-const OPENER = `<<<${DATA_MARKER_PREFIX}`;
+const OPENER = openLine(DATA_MARKER_PREFIX);
 
 function nextOpenLine(text: string, from: number): number {
   if (from === 0 && text.startsWith(OPENER)) return 0;
