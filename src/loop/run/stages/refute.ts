@@ -52,6 +52,7 @@ export async function refuteStage(
         ...shown,
         claim: f.reported,
         instructions: refuter.cfg.instructions,
+        hash: ctx.deps.hash,
       });
       const reader = checkout.call(refuter.reviewer);
       const res = await callAgent(ctx, lease, {
