@@ -227,3 +227,100 @@ describe('a remembered refutation covers only what it judged', () => {
     );
   });
 });
+
+describe('which remembered decision speaks', () => {
+  const raise: Raise = {
+    changeKey: CHANGE,
+    reviewer: 'correctness',
+    file: 'src/a.ts',
+    claim: 'total() returns NaN on an empty cart',
+    severity: 'MAJOR',
+    reportedSeverity: 'MAJOR',
+    text: 'a\nb\nc\nd',
+    line: 2,
+    endLine: 3,
+    now: { file: 'src/a.ts', start: 2, end: 3 },
+    refuter: REFUTER,
+  };
+  const content = linesDigest(raise.file, raise.text, raise.line, raise.endLine, sha256);
+  const decided = (id: string, runId: string, createdAt: number, refutation: FindingRow['refutation']) => {
+    const j = judgedRefutation(
+      { ...rowOf(id, runId, 1, raise, content), refutation },
+      { changeKey: CHANGE, createdAt, refuter: REFUTER },
+      sha256,
+    );
+    return j && { forFinding: 'raise', judged: j, now: { file: raise.file, range: { start: 2, end: 3 } } };
+  };
+  const refuted = { decision: 'refuted' as const, by: 'skeptic', reason: 'guarded', callKey: 'k1' };
+  const plan = (facts: (MemoryFact | null)[]) =>
+    refutationTargets([rowOf('raise', 'run-9', 1, raise, content)], 1, {
+      hasRefuter: true,
+      spentUsd: 0,
+      budgets,
+      memory: {
+        facts: facts.filter((x): x is MemoryFact => x !== null),
+        judge: { changeKey: CHANGE, refuter: REFUTER },
+        hash: sha256,
+      },
+    });
+
+  it('a later upheld decision overrides an earlier refutation: the raise goes to the refuter', () => {
+    const p = plan([
+      decided('old', 'run-1', 1, refuted),
+      decided('new', 'run-2', 2, { ...refuted, decision: 'upheld', callKey: 'k2' }),
+    ]);
+    expect(p.remembered).toEqual([]);
+    expect(p.targets.map((f) => f.id)).toEqual(['raise']);
+  });
+
+  it('the latest refutation is the one repeated', () => {
+    const p = plan([
+      decided('old', 'run-1', 1, refuted),
+      decided('new', 'run-2', 2, { ...refuted, callKey: 'k2' }),
+    ]);
+    expect(p.remembered[0]?.refutation.origin).toEqual({
+      runId: 'run-2',
+      round: 1,
+      findingId: 'new',
+      callKey: 'k2',
+    });
+  });
+
+  it('a refutation answered from memory is not itself a source (no chain of memories)', () => {
+    const second = { ...refuted, origin: { runId: 'run-1', round: 1, findingId: 'old', callKey: 'k1' } };
+    expect(decided('copy', 'run-2', 2, second)).toBeNull();
+    const forged = decided('old', 'run-1', 1, refuted) as MemoryFact;
+    const p = plan([{ ...forged, judged: { ...forged.judged, refutation: second } }]);
+    expect(p.remembered).toEqual([]);
+  });
+
+  it('a remembered answer costs nothing: neither a spent budget nor the per-reply cap holds it back', () => {
+    const spent = refutationTargets([rowOf('raise', 'run-9', 1, raise, content)], 1, {
+      hasRefuter: true,
+      spentUsd: 5,
+      budgets,
+      maxPerReply: 0,
+      memory: {
+        facts: [decided('old', 'run-1', 1, refuted) as MemoryFact],
+        judge: { changeKey: CHANGE, refuter: REFUTER },
+        hash: sha256,
+      },
+    });
+    expect(spent.remembered.map((x) => x.findingId)).toEqual(['raise']);
+    expect(spent.targets).toEqual([]);
+  });
+
+  it('no refuter configured: nothing is remembered either', () => {
+    const none = refutationTargets([rowOf('raise', 'run-9', 1, raise, content)], 1, {
+      hasRefuter: false,
+      spentUsd: 0,
+      budgets,
+      memory: {
+        facts: [decided('old', 'run-1', 1, refuted) as MemoryFact],
+        judge: { changeKey: CHANGE, refuter: REFUTER },
+        hash: sha256,
+      },
+    });
+    expect(none.remembered).toEqual([]);
+  });
+});

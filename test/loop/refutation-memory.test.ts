@@ -7,13 +7,18 @@
  * checked (invariant 6) by `review`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { replayRun } from '../../src/core/replay.js';
+import type { RunReport } from '../../src/core/run-report.js';
 import { isBlocker } from '../../src/core/run-report.js';
-import { stage } from '../../src/core/stage-results.js';
+import { type RefuteResult, stage } from '../../src/core/stage-results.js';
 import { summaryBody } from '../../src/forge/render.js';
 import { runView } from '../../src/forge/view.js';
+import { sha256 } from '../../src/io/hash.js';
 import { buildStatement } from '../../src/record/statement.js';
+import { openStore } from '../../src/store/index.js';
 import {
   baseConfig,
+  CRITERIA,
   ensureBuilt,
   everyOutput,
   findings,
@@ -21,8 +26,11 @@ import {
   inProcess,
   makeReviewRepo,
   raceFinding,
+  replayedReportIn,
   reposRemovedAfterAll,
   review,
+  runCli,
+  testEnv,
 } from './helpers.js';
 
 const repos = reposRemovedAfterAll();
@@ -96,6 +104,36 @@ describe('a refutation is remembered for the content it judged', () => {
       });
       expect(comment).toContain(said);
 
+      // Replay decides the memory again from the recorded facts, and notices a record that does not follow.
+      const altered = (alter: (c: RunReport) => void) => {
+        const c = structuredClone(second.report);
+        alter(c);
+        return replayRun(c, CRITERIA, sha256).divergence;
+      };
+      const refuteOf = (c: RunReport): RefuteResult => {
+        const x = stage(c.stages, 1, 'refute');
+        if (!x) throw new Error('no refute stage');
+        return x;
+      };
+      expect(altered(() => undefined)).toBeNull();
+      expect(
+        altered((c) => {
+          const fact = refuteOf(c).memory?.[0];
+          if (fact) fact.now = null;
+        }),
+      ).toMatchObject({ stage: 'refute', what: 'refutations answered from memory', recomputed: [] });
+      expect(
+        altered((c) => {
+          refuteOf(c).remembered = [];
+        }),
+      ).toMatchObject({ stage: 'refute', what: 'refutations answered from memory', recorded: [] });
+      expect(
+        altered((c) => {
+          const f = c.findings[0];
+          if (f?.refutation?.origin) f.refutation.origin.round = 2;
+        }),
+      ).toMatchObject({ stage: 'refute', what: `refutation of ${again?.id}` });
+
       // A third run of the same revision, forced: memory answers from the first-hand decision, never chains.
       const third = await review(p, r.dir, { rerun: { by: 'test', reason: 'again' } });
       expect(r.counts().refuter).toBe(1);
@@ -119,5 +157,100 @@ describe('a refutation is remembered for the content it judged', () => {
     } finally {
       await p.close();
     }
+  }, 180_000);
+});
+
+/** A second claim, on `add` (lines 1-3), which the refuter upholds. */
+const addFinding = {
+  severity: 'MAJOR',
+  file: 'src/calc.js',
+  line: 2,
+  endLine: 2,
+  claim: 'add does not handle a missing input',
+  failureScenario: 'add(undefined, 1) returns NaN and the caller stores NaN as the balance',
+};
+const refuteRace = { reply: { decision: 'refuted', reason: 'deposit is only called from one queue' } };
+const upholdAdd = { when: addFinding.claim, reply: { decision: 'upheld', reason: 'a real defect' } };
+
+describe('a refutation is remembered across the rounds of one run', () => {
+  it("a fix elsewhere: round 2's raise of the refuted claim costs no refuter call", async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { refuter: a, fixer: a }) });
+    repos.push(r);
+    r.plan({
+      reviewer: [
+        { round: 1, reply: findings(raceFinding(), addFinding) },
+        { reply: findings(raceFinding()) },
+      ],
+      refuter: [upholdAdd, refuteRace],
+      fixer: [
+        {
+          write: { 'src/calc.js': HEAD_FILE.replace('return a + b;', 'return (a ?? 0) + (b ?? 0);') },
+          reply: { disputed: [] },
+        },
+      ],
+    });
+    const p = await inProcess(r.dir);
+    try {
+      const { run, report } = await review(p, r.dir);
+      expect(r.counts().refuter).toBe(2);
+      expect(report.run.outcome).toBe('clear');
+      const judged = report.findings.find((f) => f.round === 1 && f.reported.line === 11);
+      const again = report.findings.find((f) => f.round === 2);
+      expect(again?.refutation?.origin).toEqual({
+        runId: run.id,
+        round: 1,
+        findingId: judged?.id,
+        callKey: judged?.refutation?.callKey,
+      });
+      expect(again?.refutation?.reason).toContain(`refuted earlier in run ${run.id}, round 1`);
+    } finally {
+      await p.close();
+    }
+  }, 180_000);
+});
+
+describe('invariant 5: a remembered refutation is recorded with the refute stage, in its one completion', () => {
+  it('killed before the stage is recorded: nothing remembered is left behind; resumed, it is remembered once', async () => {
+    const r = await makeReviewRepo({ config: (a) => baseConfig(a, { refuter: a }) });
+    repos.push(r);
+    r.plan({ reviewer: [{ reply: findings(raceFinding()) }], refuter: [refuteRace] });
+    const first = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(first.code, first.stderr).toBe(0);
+    r.repo.write(
+      'src/calc.js',
+      HEAD_FILE.replace('let total = 0;', 'export const zero = 0;\nlet total = 0;'),
+    );
+    r.repo.commit('a push beside the claim');
+    const race = raceFinding({ line: 12, endLine: 15 });
+    // One raise answered from memory and one the refuter is asked about, in the same stage.
+    r.plan({ reviewer: [{ reply: findings(race, addFinding) }], refuter: [upholdAdd, refuteRace] });
+    const killed = await runCli(['review', '--head', 'topic', '--json'], {
+      cwd: r.dir,
+      env: testEnv({ REVLOOP_CRASH_AT: 'before-complete:refute' }),
+    });
+    expect(killed.code, killed.stderr).toBe(-1);
+    expect(r.counts().refuter).toBe(2);
+    const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: r.dir });
+    let second = '';
+    try {
+      const runs = await store.listRuns();
+      second = runs.find((x) => x.id !== (first.json?.runId as string))?.id as string;
+      // The stage was never recorded, so neither is what it remembered.
+      expect((await store.listFindings(second)).map((f) => f.refutation)).toEqual([null, null]);
+      expect((await store.listStages(second)).map((s) => s.stage)).not.toContain('refute');
+    } finally {
+      await store.close();
+    }
+    const resumed = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(resumed.code, resumed.stderr).toBe(1);
+    // The refuter's verdict on the new claim was kept; nothing is asked twice.
+    expect(r.counts().refuter).toBe(2);
+    const report = await replayedReportIn(r, second);
+    const [remembered, upheld] = report.findings;
+    expect(remembered?.refutation?.origin?.runId).toBe(first.json?.runId);
+    expect(upheld?.refutation).toMatchObject({ decision: 'upheld' });
+    expect(upheld?.refutation?.origin).toBeUndefined();
+    expect(stage(report.stages, 1, 'refute')?.remembered).toHaveLength(1);
+    expect(stage(report.stages, 1, 'refute')?.decisions).toHaveLength(1);
   }, 180_000);
 });
