@@ -154,6 +154,19 @@ describe('a refutation is remembered for the content it judged', () => {
       const [edited] = fourth.report.findings;
       expect(edited?.refutation).toMatchObject({ decision: 'upheld' });
       expect(edited?.refutation?.origin).toBeUndefined();
+
+      // Another change (another branch) with the very lines the refuter refuted: never answered from memory.
+      r.repo.git(['checkout', '-q', '-b', 'other']);
+      r.repo.write(
+        'src/calc.js',
+        `${HEAD_FILE.replace('let total = 0;', 'export const zero = 0;\nlet total = 0;')}// other\n`,
+      );
+      r.repo.commit('the same lines on another change');
+      const elsewhere = await review(p, r.dir, { headRef: 'other' });
+      expect(elsewhere.report.run.changeKey).not.toBe(first.report.run.changeKey);
+      expect(r.counts().refuter).toBe(3);
+      expect(elsewhere.report.findings[0]?.refutation).toMatchObject({ decision: 'upheld' });
+      expect(stage(elsewhere.report.stages, 1, 'refute')?.memory).toBeUndefined();
     } finally {
       await p.close();
     }
@@ -243,6 +256,9 @@ describe('invariant 5: a remembered refutation is recorded with the refute stage
     }
     const resumed = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(resumed.code, resumed.stderr).toBe(1);
+    // `review --json` names the origin too.
+    const rounds = resumed.json?.rounds as { findings: { refutation: { origin?: unknown } | null }[] }[];
+    expect(rounds[0]?.findings[0]?.refutation?.origin).toMatchObject({ runId: first.json?.runId, round: 1 });
     // The refuter's verdict on the new claim was kept; nothing is asked twice.
     expect(r.counts().refuter).toBe(2);
     const report = await replayedReportIn(r, second);
