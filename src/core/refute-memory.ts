@@ -11,7 +11,7 @@
  */
 import type { Hash } from './canonical-json.js';
 import { findingFingerprint } from './keys.js';
-import type { FindingRow, Refutation, RefutationOrigin } from './ledger.js';
+import type { FindingRow, Refutation, RefutationOrigin, RunRow } from './ledger.js';
 import type { LineRange } from './progress.js';
 import type { Severity } from './types.js';
 
@@ -55,6 +55,12 @@ export interface MemoryJudge {
   /** The run's refuter identity digest; null or absent: nothing is remembered. */
   refuter: string | null | undefined;
 }
+
+/** The judge of a run's memory: its change and the refuter its snapshot froze. */
+export const memoryJudge = (run: Pick<RunRow, 'changeKey' | 'snapshot'>): MemoryJudge => ({
+  changeKey: run.changeKey,
+  refuter: run.snapshot.refuter?.identityDigest,
+});
 
 /** A first-hand decision: one the refuter made itself, not one answered from memory. */
 export const isFirstHandRefutation = (r: Refutation | null): r is Refutation => r !== null && !r.origin;

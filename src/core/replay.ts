@@ -14,6 +14,7 @@ import { roundCoverageComplete } from './coverage.js';
 import { planDecision } from './decide-plan.js';
 import { findingFingerprint, findingId } from './keys.js';
 import type { FindingRow } from './ledger.js';
+import { memoryJudge } from './refute-memory.js';
 import { refutationOf, refutationTargets } from './refute-plan.js';
 import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
@@ -232,11 +233,7 @@ function replayMemory(fold: Fold, round: number, refute: RefuteResult | undefine
     ),
     budgets: snap.budgets,
     maxPerReply: snap.review?.maxRefutedPerReply,
-    memory: {
-      facts: refute.memory ?? [],
-      judge: { changeKey: run.changeKey, refuter: snap.refuter?.identityDigest },
-      hash: fold.hash,
-    },
+    memory: { facts: refute.memory ?? [], judge: memoryJudge(run), hash: fold.hash },
   });
   const recomputed = remembered.map((r) => ({ findingId: r.findingId, origin: r.refutation.origin }));
   if (!same(recomputed, refute.remembered ?? []))

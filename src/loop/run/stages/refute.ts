@@ -5,6 +5,7 @@
 import { endForCallFailure } from '../../../core/failure-map.js';
 import type { Lease, Refutation } from '../../../core/ledger.js';
 import { refuterPrompt } from '../../../core/prompt.js';
+import { memoryJudge } from '../../../core/refute-memory.js';
 import { refutable, refutationOf, refutationTargets } from '../../../core/refute-plan.js';
 import type { RefuteResult } from '../../../core/stage-results.js';
 import { callAgent } from '../../calls/index.js';
@@ -38,11 +39,7 @@ export async function refuteStage(
     spentUsd: ctx.ledger.spent(),
     budgets: ctx.snapshot.budgets,
     maxPerReply: ctx.snapshot.review?.maxRefutedPerReply,
-    memory: {
-      facts: memory,
-      judge: { changeKey: ctx.run.changeKey, refuter: ctx.snapshot.refuter?.identityDigest },
-      hash: ctx.deps.hash,
-    },
+    memory: { facts: memory, judge: memoryJudge(ctx.run), hash: ctx.deps.hash },
   });
   // Remembered refutations are written with the stage's completion, in its one transaction.
   const refutations: { findingId: string; refutation: Refutation }[] = [...remembered];
