@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fencedSpans } from '../../src/core/fence.js';
 import { judgePrompt } from '../../src/eval/judge-match.js';
 
-const hash = (s: string) => createHash('sha256').update(s).digest('hex');
+const hash = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
 
 describe("the judge's prompt", () => {
   it("holds the reviewer's finding as data: an injected instruction or a forged marker stays inside its block", () => {
