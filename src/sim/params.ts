@@ -340,6 +340,10 @@ export function resolveParams(
     if (raw !== undefined) out[key] = parseNumber(raw, RULES[key]);
   }
   if (overrides.upgrades !== undefined) out.upgrades = parseUpgrades(overrides.upgrades);
+  // A team fitted from sampled logs sampled: its per-sample rates mean something only under U5.
+  else if (environment?.samples !== undefined && !out.upgrades.includes('U5')) {
+    out.upgrades = UPGRADES.filter((u) => u === 'U5' || out.upgrades.includes(u));
+  }
   if (overrides.stopRule !== undefined) out.stopRule = parseStopRule(overrides.stopRule);
   if (overrides.sampleOn !== undefined) out.sampleOn = parseSampleOn(overrides.sampleOn);
   // A fitted n smaller than the default threshold lowers the threshold with it unless --block is given.

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
+import { ensureBuilt, revloop } from './cli-support.js';
 import {
   fitRoundLogs,
   fitSampleRates,
@@ -95,6 +99,9 @@ describe('sim --fit: per-sample rates from reproduction counts', () => {
       expect(fit.environment.sampleDetection).toBe(s.sampleDetection.value);
       expect(fit.environment.falsePositive).toBe(s.sampleFalsePositive.value);
       expect(fit.environment.samples).toBe(3);
+      // The fitted team runs with U5 unless --upgrades says otherwise.
+      expect(resolveParams(null, {}, fit.environment).upgrades).toEqual(['U1', 'U2', 'U3', 'U4', 'U5']);
+      expect(resolveParams(null, { upgrades: 'U1' }, fit.environment).upgrades).toEqual(['U1']);
     },
   );
 
@@ -134,5 +141,33 @@ describe('sim --fit: per-sample rates from reproduction counts', () => {
       seen: 2,
       of: 3,
     });
+  });
+});
+
+describe('revloop sim --fit and --sweep with U5 (the built binary)', () => {
+  beforeAll(() => ensureBuilt(), 600_000);
+
+  it('prints the per-sample rates and simulates the fitted team with U5', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'revloop-fit-samples-'));
+    const p = resolveParams('hostile', { upgrades: 'U1,U2,U3,U4,U5', samples: 3, block: 2 });
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(simulateRoundLogs(p, 200)));
+    const r = revloop(['sim', '--fit', 'a.json', '--trials', '30', '--json'], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.fit.samples.samples).toBe(3);
+    expect(doc.params.upgrades).toEqual(['U1', 'U2', 'U3', 'U4', 'U5']);
+    expect(doc.params.sampleDetection).toBe(doc.fit.samples.sampleDetection.value);
+    const text = revloop(['sim', '--fit', 'a.json', '--trials', '30'], { cwd: dir });
+    expect(text.stdout).toContain('## Per-sample rates from reproduction counts');
+    expect(text.stdout).toMatch(/\| sampleDetection \| 0\.\d{3} \| \[0\.\d{3}, [01]\.\d{3}\] \|/);
+  });
+
+  it('--sweep prints the n and block frontier with its recommendation and rule', () => {
+    const r = revloop(['sim', '--sweep', '--preset', 'hostile', '--trials', '30']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('## Repeat sampling (U5): 9 points of n and block');
+    expect(r.stdout).toMatch(/Recommended: n [135], block [1-5] \(/);
+    expect(r.stdout).toContain('Rule: among frontier points');
   });
 });
