@@ -472,6 +472,7 @@ export class TrialState {
       }
     }
     if (this.openConflicts > 0) {
+      this.ran = this.samples; // a reviewer that owns a conflict ran every sample
       for (let k = 0; k < R * G; k++) {
         if (this.conflict[k] === 0) continue;
         const i = Math.floor(k / G);

@@ -223,3 +223,44 @@ describe('U5 and U6 keep the model whole', () => {
     );
   });
 });
+
+describe('U5 in the round log', () => {
+  it('carries reproduction { seen, of } on every finding, seen within 1..of', () => {
+    // With on: blockers a reviewer whose first sample raised nothing reports nothing, so every finding ran all three.
+    const p = resolveParams('oscillating', {
+      upgrades: 'U1,U2,U3,U4,U5',
+      samples: 3,
+      block: 2,
+      seed: 4,
+      sampleOn: 'blockers',
+    });
+    let conflicts = 0;
+    for (let t = 0; t < 40; t++) {
+      runTrial(
+        p,
+        {
+          upgrades: p.upgrades,
+          onRound: (r) => {
+            for (const f of r.findings()) {
+              expect(f.reproduction!.of).toBe(3);
+              expect(f.reproduction!.seen).toBeGreaterThanOrEqual(1);
+              expect(f.reproduction!.seen).toBeLessThanOrEqual(3);
+              if (r.round > 1 && f.severity === 'MODERATE' && f.reproduction!.seen === 3) conflicts++;
+            }
+          },
+        },
+        t,
+      );
+    }
+    expect(conflicts).toBeGreaterThan(0);
+  });
+
+  it('leaves reproduction off the findings of single calls', () => {
+    const p = resolveParams('hostile', {});
+    runTrial(
+      p,
+      { upgrades: p.upgrades, onRound: (r) => expect(r.findings().every((f) => !f.reproduction)).toBe(true) },
+      0,
+    );
+  });
+});
