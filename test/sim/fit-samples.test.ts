@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { ensureBuilt, revloop } from './cli-support.js';
 import {
   fitRoundLogs,
   fitSampleRates,
-  Mulberry32Test,
   parseFitText,
   resolveParams,
   type SampledLog,
   simulateRoundLogs,
-} from './fit-samples-support.js';
+} from '../../src/sim/index.js';
+import { Mulberry32 } from '../../src/sim/prng.js';
+import { ensureBuilt, revloop } from './cli-support.js';
 
 const inside = (e: { ci: [number, number] }, truth: number) => e.ci[0] <= truth && truth <= e.ci[1];
 
@@ -27,7 +27,7 @@ function synthetic(
   rates: { n: number; pTrue: number; pFalse: number; share: number; accuracy: number | null },
   seed: number,
 ): SampledLog[] {
-  const rng = new Mulberry32Test(seed);
+  const rng = new Mulberry32(seed);
   const logs: SampledLog[] = [];
   for (let r = 0; r < runs; r++) {
     const findings = [];
