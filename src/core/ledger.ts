@@ -135,11 +135,26 @@ export type GateDecision =
   /** Repeat sampling: a MODERATE found by fewer samples than `block` (core/samples.ts). */
   | { kind: 'demoted'; rule: 'unreproduced'; from: Severity; seen: number; of: number };
 
+/** Where a refutation answered from memory was first made: the refuter's own call on that finding. */
+export interface RefutationOrigin {
+  runId: string;
+  round: number;
+  findingId: string;
+  callKey: string;
+}
+
 export interface Refutation {
   decision: 'upheld' | 'refuted';
   by: string;
   reason: string;
+  /** The refuter call that decided; for a remembered one, the original call (of another round or run). */
   callKey: string;
+  /**
+   * Set on a refutation answered from memory (core/refute-memory.ts): the
+   * first-hand decision it repeats. Never set on a source of memory, so a
+   * remembered refutation never chains into wider coverage.
+   */
+  origin?: RefutationOrigin | undefined;
 }
 
 export interface Settlement {

@@ -14,7 +14,8 @@ import { roundCoverageComplete } from './coverage.js';
 import { planDecision } from './decide-plan.js';
 import { findingFingerprint, findingId } from './keys.js';
 import type { FindingRow } from './ledger.js';
-import { refutationOf } from './refute-plan.js';
+import { memoryJudge } from './refute-memory.js';
+import { refutationOf, refutationTargets } from './refute-plan.js';
 import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
 import { roundStep, WALK_START, type WalkFacts } from './round-step.js';
@@ -23,6 +24,7 @@ import { samplesWanted } from './samples.js';
 import {
   type DecideResult,
   isRoleVerdict,
+  type RefuteResult,
   type ReviewResult,
   stage as stageOf,
   type VerdictRowOf,
@@ -238,9 +240,11 @@ function samplesDrawn(
   return null;
 }
 
-/** The refute planner over the refuter's verdicts. */
+/** The refute planner over the recorded memory facts and the refuter's verdicts. */
 function replayRefute(fold: Fold, round: number): Divergence | null {
   const refute = stageOf(fold.report.stages, round, 'refute');
+  const fromMemory = replayMemory(fold, round, refute);
+  if (fromMemory) return fromMemory;
   for (const d of refute?.decisions ?? []) {
     const verdict = verdictOf(fold, d.callKey, 'refuter');
     const f = fold.recomputed.find((x) => x.id === d.findingId);
@@ -259,6 +263,35 @@ function replayRefute(fold: Fold, round: number): Divergence | null {
         rec?.refutation?.decision ?? null,
         f.refutation.decision,
       );
+  }
+  return null;
+}
+
+/** Which blockers the memory answered (core/refute-memory.ts), from the facts the stage recorded. */
+function replayMemory(fold: Fold, round: number, refute: RefuteResult | undefined): Divergence | null {
+  if (!refute) return null;
+  const { run, verdicts } = fold.report;
+  const snap = run.snapshot;
+  const { remembered } = refutationTargets(fold.recomputed, round, {
+    hasRefuter: snap.refuter !== null,
+    spentUsd: spendOf(
+      verdicts
+        .filter((v) => v.round < round || (v.round === round && v.stage === 'review'))
+        .map((v) => v.costUsd),
+    ),
+    budgets: snap.budgets,
+    maxPerReply: snap.review?.maxRefutedPerReply,
+    memory: { facts: refute.memory ?? [], judge: memoryJudge(run), hash: fold.hash },
+  });
+  const recomputed = remembered.map((r) => ({ findingId: r.findingId, origin: r.refutation.origin }));
+  if (!same(recomputed, refute.remembered ?? []))
+    return diverged(round, 'refute', 'refutations answered from memory', refute.remembered ?? [], recomputed);
+  for (const { findingId, refutation } of remembered) {
+    const f = fold.recomputed.find((x) => x.id === findingId);
+    const rec = fold.recordedById.get(findingId);
+    if (!f || !same(rec?.refutation ?? null, refutation))
+      return diverged(round, 'refute', `refutation of ${findingId}`, rec?.refutation ?? null, refutation);
+    f.refutation = refutation;
   }
   return null;
 }

@@ -8,8 +8,9 @@
  */
 import type { Coverage } from './coverage.js';
 import type { OpenBlocker, RoundDecision } from './decide.js';
-import type { FindingRow, Refutation, Settlement } from './ledger.js';
+import type { FindingRow, Refutation, RefutationOrigin, Settlement } from './ledger.js';
 import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js';
+import type { MemoryFact } from './refute-memory.js';
 import type { ScopeFacts } from './scope-lock.js';
 import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role, Stage } from './types.js';
 
@@ -59,6 +60,14 @@ export interface RefuteResult {
   decisions: { findingId: string; callKey: string; decision: 'upheld' | 'refuted' }[];
   /** Blockers past `review.maxRefutedPerReply` of their reply: not sent, so they stand (absent: none). */
   overCap?: string[] | undefined;
+  /**
+   * The remembered decisions the planner weighed (core/refute-memory.ts), with
+   * where their lines went: the facts replay decides the memory from again
+   * (absent: none).
+   */
+  memory?: MemoryFact[] | undefined;
+  /** Blockers answered from memory, not sent to the refuter, with the decision each repeats (absent: none). */
+  remembered?: { findingId: string; origin: RefutationOrigin }[] | undefined;
 }
 
 export interface FixResult {

@@ -51,7 +51,10 @@ export function whyNotBlocking(f: FindingRow): string | null {
     case 'overturned':
       return `overturned by ${f.settlement?.by ?? 'a person'}${f.settlement?.note ? `: ${f.settlement.note}` : ''}`;
     case 'refuted':
-      return `refuted by ${f.refutation?.by ?? 'the refuter'}: ${f.refutation?.reason ?? ''}`;
+      // A refutation answered from memory says itself where and by whom it was made.
+      return f.refutation?.origin
+        ? f.refutation.reason
+        : `refuted by ${f.refutation?.by ?? 'the refuter'}: ${f.refutation?.reason ?? ''}`;
     case 'demoted':
       if (f.gate.kind === 'demoted' && f.gate.rule === 'scope_lock')
         return `demoted from ${f.gate.from} (scope lock: line unchanged since ${f.gate.passedAt.slice(0, 7)} passed)`;

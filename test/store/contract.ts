@@ -625,6 +625,66 @@ export function runStoreContract(
         ]);
       });
 
+      it('records a refutation answered from memory with its origin, and the facts it was decided from', async () => {
+        const lease = await running();
+        const f0 = finding(lease.runId, 'ck', 0);
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: reviewResult(),
+          findings: [f0],
+        });
+        const origin = { runId: 'run-earlier', round: 2, findingId: 'f-earlier', callKey: 'rk-earlier' };
+        const remembered = {
+          decision: 'refuted' as const,
+          by: 'skeptic (m1)',
+          reason: 'refuted earlier in run run-earlier, round 2, by skeptic (m1): guarded',
+          callKey: 'rk-earlier',
+          origin,
+        };
+        const result = {
+          ...refuteResult(),
+          memory: [
+            {
+              forFinding: f0.id,
+              judged: {
+                findingId: 'f-earlier',
+                runId: 'run-earlier',
+                runCreatedAt: 1,
+                round: 2,
+                changeKey: 'repo#1',
+                reviewer: 'r',
+                file: 'a.ts',
+                line: 1,
+                endLine: 2,
+                revision: 'c1',
+                fingerprint: 'fp',
+                severity: 'MAJOR' as const,
+                reportedSeverity: 'MAJOR' as const,
+                content: 'digest',
+                refuter: 'identity',
+                refutation: {
+                  decision: 'refuted' as const,
+                  by: 'skeptic (m1)',
+                  reason: 'guarded',
+                  callKey: 'rk-earlier',
+                },
+              },
+              now: { file: 'a.ts', range: { start: 1, end: 2 } },
+            },
+          ],
+          remembered: [{ findingId: f0.id, origin }],
+        };
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'refute',
+          result,
+          refutations: [{ findingId: f0.id, refutation: remembered }],
+        });
+        expect((await store.listFindings(lease.runId))[0]?.refutation).toEqual(remembered);
+        expect((await stageOf(store, lease.runId, 1, 'refute'))?.result).toEqual(result);
+      });
+
       it("records inherited settlements with the decision, never over a person's own", async () => {
         const lease = await running();
         const f0 = finding(lease.runId, 'ck', 0);

@@ -277,8 +277,9 @@ async function preparePrompt(
     criteria: ctx.criteria,
     diff: chunk.text,
     instructions: agent.cfg.instructions,
-    part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
+    onePart: chunks > 1,
     files: await context?.(agent.reviewer),
+    hash: ctx.deps.hash,
   });
   // Encoded once: the digest and the saved file are of the same bytes (32 MB of prompts on the bench's large change).
   const bytes = Buffer.from(prompt, 'utf8');
