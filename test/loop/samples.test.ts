@@ -14,6 +14,7 @@ import { summaryBody } from '../../src/forge/render.js';
 import { runView } from '../../src/forge/view.js';
 import { sha256 } from '../../src/io/hash.js';
 import { buildStatement } from '../../src/record/statement.js';
+import { parseFitText } from '../../src/sim/fit-input.js';
 import {
   baseConfig,
   CRITERIA,
@@ -81,6 +82,12 @@ describe('review.samples through the loop', () => {
     // The round log (what `analyze` and the simulator's fit read) carries the count as data.
     expect(out.json).toContain('"demotedBy":"unreproduced"');
     expect(out.json).toContain('"reproduction":{"seen":1,"of":3}');
+    // The Loop Lab's fit reads the exported round log's counts as they are written.
+    const [fitted] = parseFitText('round-log.json', out.json ?? '');
+    expect(fitted?.rounds[0]?.findings[0]).toMatchObject({
+      demotedBy: 'unreproduced',
+      reproduction: { seen: 1, of: 3 },
+    });
   }, 120_000);
 
   it('a MODERATE two samples raised (worded apart, on overlapping lines) blocks, once, seen in 2 of 3', async () => {
