@@ -20,6 +20,7 @@ import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
 import { roundStep, WALK_START, type WalkFacts } from './round-step.js';
 import { CONTROLLER_REVIEWER, type RunReport } from './run-report.js';
+import { samplesWanted } from './samples.js';
 import {
   type DecideResult,
   isRoleVerdict,
@@ -147,7 +148,17 @@ function replayReview(
   const { run } = fold.report;
   const calls: ReviewedCall[] = review.verdicts.flatMap((v) => {
     const verdict = verdictOf(fold, v.callKey, 'reviewer');
-    return verdict ? [{ reviewer: v.reviewer, callKey: v.callKey, reply: verdict.reply }] : [];
+    return verdict
+      ? [
+          {
+            reviewer: v.reviewer,
+            callKey: v.callKey,
+            reply: verdict.reply,
+            chunk: v.chunk?.index,
+            sample: v.sample,
+          },
+        ]
+      : [];
   });
   const { toGate, dropped } = findingsToGate(
     calls,
@@ -159,20 +170,28 @@ function replayReview(
     return diverged(round, 'review', 'dropped findings', review.dropped, dropped);
   if (review.coverage && !same(replayed.coverage, review.coverage))
     return diverged(round, 'review', 'coverage', review.coverage, replayed.coverage);
-  const gated = gateFindings(toGate, review.scope, fold.criteria, run.snapshot.policy);
+  const drawn = samplesDrawn(fold, review, calls, replayed);
+  if (drawn) return diverged(round, 'review', drawn.what, drawn.recorded, drawn.recomputed);
+  const rules = (name: string) => run.snapshot.reviewers.find((r) => r.name === name)?.samples;
+  const gated = gateFindings(toGate, review.scope, fold.criteria, run.snapshot.policy, rules);
   // In recorded order: the first call whose verdict is missing, or the first finding gated otherwise.
   for (const v of review.verdicts) {
     if (!verdictOf(fold, v.callKey, 'reviewer'))
       return diverged(round, 'review', `verdict ${v.callKey} missing`, v, null);
     for (const g of gated.filter((x) => x.callKey === v.callKey)) {
       const rec = fold.recordedById.get(g.id);
-      if (!rec || !same(rec.gate, g.gate) || rec.severity !== g.severity) {
+      if (
+        !rec ||
+        !same(rec.gate, g.gate) ||
+        rec.severity !== g.severity ||
+        !same(rec.reproduction ?? null, g.reproduction ?? null)
+      ) {
         return diverged(
           round,
           'review',
           `gating of finding ${g.id}`,
-          rec ? { gate: rec.gate, severity: rec.severity } : null,
-          { gate: g.gate, severity: g.severity },
+          rec ? { gate: rec.gate, severity: rec.severity, reproduction: rec.reproduction ?? null } : null,
+          { gate: g.gate, severity: g.severity, reproduction: g.reproduction ?? null },
         );
       }
       fold.recomputed.push({
@@ -188,6 +207,35 @@ function replayReview(
   for (const rec of fold.report.findings) {
     if (rec.round === round && rec.reviewer === CONTROLLER_REVIEWER)
       fold.recomputed.push({ ...rec, refutation: null, dispute: null, settlement: null });
+  }
+  return null;
+}
+
+/**
+ * Repeat sampling: each sampled prompt drew as many samples as its rule
+ * wanted once its first reply was in (`on: blockers` draws the rest only
+ * after a blocker), so a run that skipped or added a sample diverges.
+ */
+function samplesDrawn(
+  fold: Fold,
+  review: ReviewResult,
+  calls: readonly ReviewedCall[],
+  replayed: ReplayedCoverage,
+): { what: string; recorded: number; recomputed: number } | null {
+  const { snapshot } = fold.report.run;
+  for (const first of calls) {
+    if (first.sample !== 0) continue;
+    const rule = snapshot.reviewers.find((r) => r.name === first.reviewer)?.samples;
+    const wanted = samplesWanted(rule, first.reply, replayed.droppedRule, fold.criteria, snapshot.policy);
+    const drawn = review.verdicts.filter(
+      (v) => v.reviewer === first.reviewer && v.chunk?.index === first.chunk && v.sample !== undefined,
+    ).length;
+    if (drawn !== wanted)
+      return {
+        what: `samples of ${first.reviewer}${first.chunk === undefined ? '' : ` chunk ${first.chunk}`}`,
+        recorded: drawn,
+        recomputed: wanted,
+      };
   }
   return null;
 }

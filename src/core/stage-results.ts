@@ -35,6 +35,8 @@ export interface ReviewResult {
     modelId: string | null;
     /** Present when the diff was reviewed in chunks: this call's chunk. */
     chunk?: { index: number; files: string[] };
+    /** Present when the reviewer was sampled (`review.samples`): which sample, from 0. */
+    sample?: number;
   }[];
   /** Scope facts per finding id, recorded so replay re-gates without git. */
   scope: Record<string, ScopeFacts>;

@@ -52,6 +52,7 @@ const reviewResultSchema: z.ZodType<ReviewResult> = z
             .object({ index: z.number(), files: z.array(str) })
             .loose()
             .optional(),
+          sample: z.number().int().min(0).optional(),
         })
         .loose(),
     ),

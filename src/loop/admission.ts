@@ -18,6 +18,7 @@ import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
+import { sampleRuleOf } from '../core/samples.js';
 import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { commonGitDir } from '../git/dot-git.js';
@@ -161,7 +162,10 @@ export function buildSnapshot(
     criteriaDigest: loaded.criteriaDigest,
     configDigest: loaded.configDigest,
     settlementsDigest: extra.settlementsDigest,
-    reviewers: c.reviewers.map((r) => spec(r.name, r, TEMPLATES.reviewer, defined, hash)),
+    reviewers: c.reviewers.map((r) => {
+      const samples = sampleRuleOf(r.samples, c.review.samples);
+      return { ...spec(r.name, r, TEMPLATES.reviewer, defined, hash), ...(samples ? { samples } : {}) };
+    }),
     refuter: c.refuter
       ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, defined, hash)
       : null,

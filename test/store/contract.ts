@@ -842,6 +842,41 @@ export function runStoreContract(
       expect(plain?.settlement?.origin).toBeUndefined();
     });
 
+    it("keeps a finding's reproduction count under repeat sampling, and none when one sample was drawn", async () => {
+      const lease = await running();
+      const demoted = {
+        ...finding(lease.runId, 'ck', 0),
+        severity: 'MINOR' as const,
+        gate: {
+          kind: 'demoted' as const,
+          rule: 'unreproduced' as const,
+          from: 'MODERATE' as const,
+          seen: 1,
+          of: 3,
+        },
+        reproduction: { seen: 1, of: 3 },
+      };
+      const kept = { ...finding(lease.runId, 'ck', 1), reproduction: { seen: 2, of: 3 } };
+      const single = finding(lease.runId, 'ck', 2);
+      await store.completeStage(lease, {
+        round: 1,
+        stage: 'review',
+        result: reviewResult(),
+        findings: [demoted, kept, single],
+      });
+      const got = await store.listFindings(lease.runId);
+      expect(got.find((f) => f.id === demoted.id)).toMatchObject({
+        gate: demoted.gate,
+        reproduction: { seen: 1, of: 3 },
+      });
+      expect(got.find((f) => f.id === kept.id)).toMatchObject({
+        gate: { kind: 'kept' },
+        reproduction: { seen: 2, of: 3 },
+      });
+      expect(got.find((f) => f.id === kept.id)?.gate).toEqual({ kind: 'kept' });
+      expect(got.find((f) => f.id === single.id)?.reproduction).toBeUndefined();
+    });
+
     it("puts a verdict's cost on its run in the same transaction, once (invariant 12)", async () => {
       const lease = await running();
       await store.recordVerdict(lease, { ...verdict(lease.runId, 'ck-paid'), costUsd: 6 });
