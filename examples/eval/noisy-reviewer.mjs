@@ -12,18 +12,24 @@
 // checkout does not see the git directory): run the eval with REVLOOP_CONFINE=off.
 //
 //   node noisy-reviewer.mjs --corpus corpus/corpus.json --p 0.7 --q 0.3 [--seed 1] [--cost 0.01]
+//                           [--severity MODERATE|MAJOR]
 //
 // --cost is what each call reports it cost (`usage.costUsd`), so the eval's cost column counts calls.
+// --severity is the known defects' (default MODERATE: a lone MAJOR is never demoted by sampling, it
+// goes to the refuter); the false blocker is always MODERATE. Each sample words its claims anew, as a
+// model does, so samples agree by place (overlapping lines), not by identical text.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 function flags(argv) {
-  const out = { seed: '1', cost: '0.01' };
+  const out = { seed: '1', cost: '0.01', severity: 'MODERATE' };
   for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
   for (const k of ['corpus', 'p', 'q'])
     if (out[k] === undefined) throw new Error(`noisy-reviewer: --${k} is required`);
-  return { corpus: out.corpus, p: Number(out.p), q: Number(out.q), seed: out.seed, cost: Number(out.cost) };
+  if (!['MODERATE', 'MAJOR'].includes(out.severity))
+    throw new Error(`noisy-reviewer: --severity ${out.severity} is not MODERATE or MAJOR`);
+  return { ...out, p: Number(out.p), q: Number(out.q), cost: Number(out.cost) };
 }
 
 const opts = flags(process.argv.slice(2));
@@ -54,12 +60,12 @@ const inPrompt = new Set([...prompt.matchAll(/^diff --git a\/(\S+) b\/(\S+)$/gm)
 const findings = defects
   .map((d, i) => ({ d, i }))
   .filter(({ d, i }) => inPrompt.has(d.file) && draw(`true:${i}`) < opts.p)
-  .map(({ d }) => ({
-    severity: 'MAJOR',
+  .map(({ d, i }) => ({
+    severity: opts.severity,
     file: d.file,
     line: d.line,
     endLine: d.endLine ?? d.line,
-    claim: d.description,
+    claim: `${d.description} (wording ${Math.floor(draw(`wording:${i}`) * 1000)})`,
     failureScenario: `the change brings back the bug: ${d.description}`,
   }));
 
@@ -73,7 +79,7 @@ if (draw('false') < opts.q) {
       severity: 'MODERATE',
       file: spot.file,
       line: spot.line,
-      claim: 'the changed line mishandles an empty input',
+      claim: `the changed line mishandles an empty input (wording ${Math.floor(draw('wording:false') * 1000)})`,
       failureScenario: 'an empty string passed here returns undefined instead of an empty result',
     });
 }
