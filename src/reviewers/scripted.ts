@@ -19,6 +19,8 @@ const errorClasses = Object.values(CallClass).filter((c) => c !== 'ok') as [stri
 
 const entrySchema = z.strictObject({
   when: z.string().optional(),
+  /** Which of the reviewer's samples (`review.samples`) the entry answers; absent: any. */
+  sample: z.number().int().nonnegative().optional(),
   reply: z.unknown().optional(),
   error: z.enum(errorClasses).optional(),
   detail: z.string().optional(),
@@ -110,6 +112,7 @@ function pick(script: Script, req: CallRequest, used: Map<ScriptEntry, number>):
   return [...list(String(req.round)), ...list('*')].find(
     (e) =>
       (e.when === undefined || req.prompt.includes(e.when)) &&
+      (e.sample === undefined || e.sample === (req.sample ?? 0)) &&
       (e.times === undefined || (used.get(e) ?? 0) < e.times),
   );
 }

@@ -75,6 +75,20 @@ describe('scripted adapter', () => {
     });
   });
 
+  it('"sample" answers one sample of a sampled reviewer; an unsampled call is sample 0', async () => {
+    const { rev, req } = scripted({
+      correctness: {
+        '*': [
+          { sample: 0, reply: { verdict: 'findings', findings: [finding] } },
+          { reply: { verdict: 'pass', findings: [] } },
+        ],
+      },
+    });
+    expect(await rev.call(req())).toMatchObject({ ok: true, reply: { verdict: 'findings' } });
+    expect(await rev.call(req({ sample: 0 }))).toMatchObject({ ok: true, reply: { verdict: 'findings' } });
+    expect(await rev.call(req({ sample: 2 }))).toMatchObject({ ok: true, reply: { verdict: 'pass' } });
+  });
+
   it('runs scripted replies through the same checks: schema, path escape, drift, text parsing', async () => {
     const { rev, req } = scripted(
       {
