@@ -59,7 +59,7 @@ export type ChunkPlan =
  * edit to one file moves at most the boundary after it, and every other chunk
  * keeps its files and its text (its prompt, and so a verdict on it, can be
  * reused). A run of files with no such boundary that is over the limit is cut
- * where its files' path hashes are lowest (`splitRun`), which again depends on
+ * after the file nearest to ending one, by its cut score (`splitRun`), which again depends on
  * paths, not on where earlier files happened to end (an edit that keeps the
  * file's rank among the cut scores, and is smaller than any file, changes at
  * most two chunks: test/review-scale/stable-chunks.property.test.ts). A file over the limit

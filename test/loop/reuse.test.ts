@@ -1,0 +1,82 @@
+/**
+ * A new push pays only for what changed: a chunked change reviewed by a
+ * subprocess reviewer that declares `reuse: prompt`, then a one-line push to
+ * one file. The second run calls the reviewer only for the chunk that file is
+ * in (and at most one neighbour), reuses every other verdict at no cost with
+ * the call it came from, ends as a full re-review in a fresh ledger does, and
+ * replays identical. Real repository, real subprocess reviewer, real SQLite.
+ */
+import { describe, expect, it } from 'vitest';
+import type { VerdictRow } from '../../src/core/stage-results.js';
+import { baseConfig, inProcess, makeReviewRepo, paid, reposRemovedAfterAll, review } from './helpers.js';
+
+const repos = reposRemovedAfterAll();
+
+/** Thirty files of about 1 KB of diff each; `edit` changes one line of one of them. */
+const files = (edit?: number) =>
+  Object.fromEntries(
+    Array.from({ length: 30 }, (_, f) => [
+      `src/mod${f}/index.js`,
+      Array.from(
+        { length: 16 },
+        (_, i) => `export const v${f}_${i} = '${f === edit && i === 7 ? 'changed' : 'x'.repeat(32)}';`,
+      ).join('\n') + '\n',
+    ]),
+  );
+
+const callsOf = async (p: Awaited<ReturnType<typeof inProcess>>, runId: string) =>
+  (await p.store.listAttempts(runId)).length;
+
+describe('reuse across pushes (a reviewer that declares its input is the prompt)', () => {
+  it('a one-line push re-asks at most two chunks; the rest are reused at $0, naming their run and revision', async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          reviewers: [{ name: 'correctness', ...a, reuse: 'prompt' }],
+          review: { chunkBytes: 4_000 },
+        }),
+      change: files(),
+    });
+    repos.push(r);
+    r.plan({ reviewer: [paid(0.01)] });
+    const p = await inProcess(r.dir);
+    try {
+      const first = await review(p, r.dir);
+      expect(first.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      const chunks = await callsOf(p, first.run.id);
+      expect(chunks).toBeGreaterThanOrEqual(8);
+      const firstCost = (await p.store.getRun(first.run.id))?.costUsd ?? 0;
+      expect(firstCost).toBeCloseTo(0.01 * chunks, 6);
+
+      for (const [path, text] of Object.entries(files(12))) r.repo.write(path, text);
+      const pushed = r.repo.commit('one line');
+      const second = await review(p, r.dir);
+      expect(second.run.head).toBe(pushed);
+      const asked = await callsOf(p, second.run.id);
+      expect(asked).toBeGreaterThanOrEqual(1);
+      expect(asked).toBeLessThanOrEqual(2);
+      const verdicts = await p.store.listVerdicts(second.run.id);
+      const reused = verdicts.filter((v) => v.reusedFrom);
+      expect(verdicts.length).toBe(reused.length + asked);
+      for (const v of reused) {
+        expect(v.costUsd).toBe(0);
+        expect(v.reusedFrom).toMatchObject({ runId: first.run.id, revision: first.run.head });
+      }
+      expect((await p.store.getRun(second.run.id))?.costUsd).toBeCloseTo(0.01 * asked, 6);
+
+      // The same outcome, and the same verdict on every chunk, as a full re-review in a ledger of its own.
+      const q = await inProcess(r.dir, { url: 'sqlite:.revloop/fresh.db' });
+      try {
+        const full = await review(q, r.dir);
+        expect(await callsOf(q, full.run.id)).toBe(verdicts.length);
+        expect(full.run).toMatchObject({ status: 'completed', outcome: second.run.outcome });
+        const replies = (vs: VerdictRow[]) => vs.map((v) => JSON.stringify([v.promptDigest, v.reply])).sort();
+        expect(replies(verdicts)).toEqual(replies(await q.store.listVerdicts(full.run.id)));
+      } finally {
+        await q.close();
+      }
+    } finally {
+      await p.close();
+    }
+  }, 240_000);
+});
