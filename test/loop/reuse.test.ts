@@ -6,11 +6,24 @@
  * the call it came from, ends as a full re-review in a fresh ledger does, and
  * replays identical. Real repository, real subprocess reviewer, real SQLite.
  */
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { VerdictRow } from '../../src/core/stage-results.js';
-import { baseConfig, inProcess, makeReviewRepo, paid, reposRemovedAfterAll, review } from './helpers.js';
+import { runView } from '../../src/forge/view.js';
+import { toMarkdown } from '../../src/report/markdown.js';
+import {
+  baseConfig,
+  ensureBuilt,
+  inProcess,
+  makeReviewRepo,
+  paid,
+  reposRemovedAfterAll,
+  review,
+  runCli,
+} from './helpers.js';
 
 const repos = reposRemovedAfterAll();
+beforeAll(() => ensureBuilt(), 300_000);
 
 /** Thirty files of about 1 KB of diff each; `edit` changes one line of one of them. */
 const files = (edit?: number) =>
@@ -63,6 +76,31 @@ describe('reuse across pushes (a reviewer that declares its input is the prompt)
         expect(v.reusedFrom).toMatchObject({ runId: first.run.id, revision: first.run.head });
       }
       expect((await p.store.getRun(second.run.id))?.costUsd).toBeCloseTo(0.01 * asked, 6);
+
+      // The record, the job summary and the PR review say how many were reused and from where.
+      const line = `${reused.length} of ${verdicts.length} reviewer verdicts reused from run ${first.run.id} at revision ${first.run.head.slice(0, 7)}`;
+      const envelope = JSON.parse(readFileSync(second.run.recordPath ?? '', 'utf8'));
+      const predicate = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')).predicate;
+      expect(predicate.reused.roles).toEqual([
+        { role: 'reviewer', verdicts: verdicts.length, reused: reused.length },
+      ]);
+      expect(predicate.reused.from).toHaveLength(reused.length);
+      expect(toMarkdown(second.report)).toContain(line);
+      expect(runView(second.report).reused).toContain(line);
+      // verify accepts it, unless told to refuse reused verdicts: then one line and its own exit code.
+      const ok = await runCli(['verify', second.run.recordPath ?? ''], { cwd: r.dir });
+      expect(ok.code, ok.stderr).toBe(0);
+      const strict = await runCli(['verify', second.run.recordPath ?? '', '--no-reuse'], { cwd: r.dir });
+      expect(strict.code).toBe(16);
+      expect(strict.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^revloop verify: refused: reused_verdicts: run .*--no-reuse was given$/),
+      ]);
+      expect(strict.stderr).toContain(line);
+      const firstOk = await runCli(['verify', first.run.recordPath ?? '', '--no-reuse', '--json'], {
+        cwd: r.dir,
+      });
+      // The first run's record reused nothing: --no-reuse has nothing to refuse (it covers an older head).
+      expect(firstOk.json?.code).not.toBe('reused_verdicts');
 
       // The same outcome, and the same verdict on every chunk, as a full re-review in a ledger of its own.
       const q = await inProcess(r.dir, { url: 'sqlite:.revloop/fresh.db' });
