@@ -4,7 +4,8 @@
  * exactly when its complete input is the same (prompt bytes, the agent's
  * identity, its name, the sampling, the sample's index, the repository), and
  * never when any of it differs, when the agent did not declare its input is
- * the prompt, or when the first call gave no verdict (invariant 1).
+ * the prompt, or when the first call gave no verdict (invariant 1). Reviewer
+ * and refuter calls alike.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ afterAll(() => {
 });
 
 interface Input {
+  role: 'reviewer' | 'refuter';
   repo: string;
   identity: string;
   name: string;
@@ -35,7 +37,16 @@ interface Input {
   prompt: string;
 }
 
-const DIFFERS = ['prompt', 'identity', 'name', 'temperature', 'sample', 'repo', 'undeclared'] as const;
+const DIFFERS = [
+  'prompt',
+  'identity',
+  'name',
+  'role',
+  'temperature',
+  'sample',
+  'repo',
+  'undeclared',
+] as const;
 
 function reviewer(answer: CallResult): Reviewer & { calls: number } {
   return {
@@ -50,17 +61,17 @@ function reviewer(answer: CallResult): Reviewer & { calls: number } {
 }
 
 async function callOnce(store: Store, input: Input, agent: Reviewer) {
+  const agentSpec = {
+    name: input.name,
+    adapter: 'command' as const,
+    promptTemplateDigest: 'sha256:p',
+    identityDigest: input.identity,
+    ...(input.reuse ? { reuse: 'prompt' as const } : {}),
+  };
   const snap: Snapshot = snapshot({
     repo: input.repo,
-    reviewers: [
-      {
-        name: input.name,
-        adapter: 'command',
-        promptTemplateDigest: 'sha256:p',
-        identityDigest: input.identity,
-        ...(input.reuse ? { reuse: 'prompt' as const } : {}),
-      },
-    ],
+    reviewers: input.role === 'reviewer' ? [agentSpec] : [],
+    refuter: input.role === 'refuter' ? agentSpec : null,
     retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     review: { contextBytes: 0, temperature: input.temperature, concurrency: null, chunkBytes: 200_000 },
   });
@@ -85,10 +96,10 @@ async function callOnce(store: Store, input: Input, agent: Reviewer) {
     savePrompt: async () => undefined,
   };
   const out = await callAgent(ctx, lease, {
-    role: 'reviewer',
+    role: input.role,
     name: input.name,
     round: 1,
-    stage: 'review',
+    stage: input.role === 'reviewer' ? 'review' : 'refute',
     prompt: input.prompt,
     sample: input.sample,
     reviewer: agent,
@@ -111,6 +122,8 @@ function changed(a: Input, what: (typeof DIFFERS)[number], at: number): Input {
       return { ...a, identity: `${a.identity}'` };
     case 'name':
       return { ...a, name: `${a.name}2` };
+    case 'role':
+      return { ...a, role: a.role === 'reviewer' ? 'refuter' : 'reviewer' };
     case 'temperature':
       return { ...a, temperature: a.temperature === 0 ? 0.5 : 0 };
     case 'sample':
@@ -123,6 +136,7 @@ function changed(a: Input, what: (typeof DIFFERS)[number], at: number): Input {
 }
 
 const input = fc.record({
+  role: fc.constantFrom('reviewer' as const, 'refuter' as const),
   repo: fc.constantFrom('git@example.invalid:acme/a', 'https://example.invalid/acme/b'),
   identity: fc.string({ minLength: 1, maxLength: 12 }).map((s) => `sha256:${s}`),
   name: fc.constantFrom('correctness', 'standards'),
@@ -132,12 +146,12 @@ const input = fc.record({
   prompt: fc.string({ minLength: 0, maxLength: 200, unit: 'binary' }),
 });
 
-const PASS: CallResult = {
+const answer = (role: Input['role']): CallResult => ({
   ok: true,
-  reply: { verdict: 'pass', findings: [] },
+  reply: role === 'reviewer' ? { verdict: 'pass', findings: [] } : { decision: 'upheld', reason: 'it holds' },
   modelId: 'm-1',
   costUsd: 0.01,
-};
+});
 
 function suite(name: string, open: () => Promise<Store>) {
   describe(`verdict reuse on the ${name} store`, () => {
@@ -152,12 +166,14 @@ function suite(name: string, open: () => Promise<Store>) {
             const store = await open();
             try {
               const first = reviewer(
-                firstFailed ? { ok: false, class: 'malformed', detail: 'not JSON', costUsd: 0.01 } : PASS,
+                firstFailed
+                  ? { ok: false, class: 'malformed', detail: 'not JSON', costUsd: 0.01 }
+                  : answer(a.role),
               );
               const one = await callOnce(store, a, first);
               expect(one.out.ok).toBe(!firstFailed);
               const b = differs ? changed(a, differs, at) : a;
-              const second = reviewer(PASS);
+              const second = reviewer(answer(b.role));
               const two = await callOnce(store, b, second);
               if (!two.out.ok) throw new Error('the second call failed');
               const reuse = differs === undefined && !firstFailed;
