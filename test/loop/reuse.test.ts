@@ -117,4 +117,17 @@ describe('reuse across pushes (a reviewer that declares its input is the prompt)
       await p.close();
     }
   }, 240_000);
+
+  it('reuse on the fixer is refused in one line naming the key (exit 2), and nothing is admitted', async () => {
+    const r = await makeReviewRepo({
+      config: (a) => baseConfig(a, { fixer: { ...a, reuse: 'prompt' } }),
+    });
+    repos.push(r);
+    const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      "revloop: revloop.config.yaml: fixer.reuse: a fixer's calls are never reused (it edits the checkout)",
+    ]);
+    expect(r.counts()).toEqual({});
+  }, 60_000);
 });
