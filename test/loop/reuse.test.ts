@@ -87,6 +87,10 @@ describe('reuse across pushes (a reviewer that declares its input is the prompt)
       expect(predicate.reused.from).toHaveLength(reused.length);
       expect(toMarkdown(second.report)).toContain(line);
       expect(runView(second.report).reused).toContain(line);
+      // review --json names each reused verdict's source.
+      const json = await runCli(['status', second.run.id, '--json'], { cwd: r.dir });
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.stringify(json.json)).toContain(`"reusedFrom":{"callKey":`);
       // verify accepts it, unless told to refuse reused verdicts: then one line and its own exit code.
       const ok = await runCli(['verify', second.run.recordPath ?? ''], { cwd: r.dir });
       expect(ok.code, ok.stderr).toBe(0);
