@@ -40,6 +40,11 @@ export interface ReviewerCalibration {
   overturnRate: number;
   /** A plain-words judgement (thresholds: {@link readCalibration}). */
   read: string;
+  /**
+   * Under repeat sampling (present only when some finding of the reviewer carries a count):
+   * its findings counted across samples, those another sample found too, and their share.
+   */
+  reproduction?: { sampled: number; reproduced: number; rate: number };
 }
 
 /** Exactly the document `revloop analyze --json` prints. */
@@ -114,6 +119,9 @@ interface Tally {
   demoted: number;
   refuted: number;
   later: number;
+  /** Findings with a count across several samples, and those more than one sample found. */
+  sampled: number;
+  reproduced: number;
 }
 
 /** Analyzes an already-validated round log. */
@@ -138,7 +146,18 @@ export function analyzeParsed(log: ParsedRoundLog): AnalyzeResult {
       if (fate.later && fate.blocked) out.overturnedLater++;
       if (fate.demoted) out.demoted++;
       if (fate.refuted || fate.later) out.overturned++;
-      const t = tally.get(f.reviewer) ?? { raised: 0, demoted: 0, refuted: 0, later: 0 };
+      const t = tally.get(f.reviewer) ?? {
+        raised: 0,
+        demoted: 0,
+        refuted: 0,
+        later: 0,
+        sampled: 0,
+        reproduced: 0,
+      };
+      if (f.reproduction && f.reproduction.of > 1) {
+        t.sampled++;
+        if (f.reproduction.seen > 1) t.reproduced++;
+      }
       if (isBlockingSeverity(f.severity)) {
         t.raised++;
         if (fate.demoted) t.demoted++;
@@ -172,6 +191,15 @@ export function analyzeParsed(log: ParsedRoundLog): AnalyzeResult {
         overturned,
         overturnRate: judged === 0 ? 0 : Number((overturned / judged).toFixed(3)),
         read: readCalibration(judged, overturned),
+        ...(t.sampled > 0
+          ? {
+              reproduction: {
+                sampled: t.sampled,
+                reproduced: t.reproduced,
+                rate: Number((t.reproduced / t.sampled).toFixed(3)),
+              },
+            }
+          : {}),
       };
     });
   const last = rounds[rounds.length - 1];

@@ -110,6 +110,21 @@ export function renderAnalyzeReport(r: AnalyzeResult): string {
     );
   }
   if (r.reviewers.length === 0) lines.push('| (none) | 0 | 0 | 0 | 0 | 0.0% | no findings |');
+  // Only logs of sampled runs carry counts: other reports read exactly as before.
+  const sampled = r.reviewers.filter((c) => c.reproduction);
+  if (sampled.length > 0) {
+    lines.push(
+      '',
+      '| Reviewer | Findings sampled | Seen by more than one sample | Reproduction rate |',
+      '|---|---|---|---|',
+    );
+    for (const c of sampled) {
+      const x = c.reproduction!;
+      lines.push(
+        `| ${cellText(c.reviewer)} | ${x.sampled} | ${x.reproduced} | ${(x.rate * 100).toFixed(1)}% |`,
+      );
+    }
+  }
   lines.push('', renderTerminalChart(analyzeChartSpec(r)));
   return lines.join('\n');
 }

@@ -17,8 +17,10 @@ export const RoundLogFindingSchema = z.object({
   overturned: z.boolean(),
   /** Refuted before it cost a rework round: it did not block its round. */
   refuted: z.boolean().optional(),
-  /** A procedural demotion (scenario gate, scope lock): not blocking, and not an overturn. */
-  demotedBy: z.enum(['no_scenario', 'scope_lock']).nullable().optional(),
+  /** A procedural demotion (scenario gate, scope lock, too few samples): not blocking, and not an overturn. */
+  demotedBy: z.enum(['no_scenario', 'scope_lock', 'unreproduced']).nullable().optional(),
+  /** Under repeat sampling: how many of the reviewer's samples found it. */
+  reproduction: z.object({ seen: z.number().int().min(1), of: z.number().int().min(1) }).optional(),
   /** Whether it blocked when its round was decided; when present it is the round's truth. */
   blockedInRound: z.boolean().optional(),
   /** Older exports say why a finding did not block ("demoted", "refuted", ...) instead. */

@@ -77,7 +77,7 @@ const { CONFIG_SOURCES, INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS, SETTLE_DECISIONS,
   '../core/choices.js'
 );
 const { EXPORT_FORMATS } = await import('../report/formats.js');
-const { PRESET_NAMES } = await import('../sim/params.js');
+const { PRESET_NAMES, SAMPLE_ON, UPGRADES } = await import('../sim/params.js');
 const configFrom = (help: string) =>
   new Option('--config-from <where>', help).choices(CONFIG_SOURCES).default('base');
 
@@ -309,7 +309,7 @@ program
   .command('sim')
   .description('Loop Lab: Monte-Carlo model of review-loop convergence')
   .addOption(new Option('--preset <p>', 'a hostility preset (docs/sim.md)').choices(PRESET_NAMES))
-  .option('--upgrades <list>', 'U1,U2,U3,U4 (or "none")')
+  .option('--upgrades <list>', `comma-separated, of ${UPGRADES.join(', ')} (or "none"); default U1-U4`)
   .option('--trials <n>', 'trials per side')
   .option('--seed <n>', 'random seed')
   .option('--reviewers <n>', 'reviewers')
@@ -335,8 +335,24 @@ program
       "U4's rule: the live loop's evidence (default), or the seed's rate rule (count)",
     ).choices(STOP_RULES),
   )
+  .option('--samples <n>', 'U5: samples per review call')
+  .option('--block <k>', 'U5: a finding blocks when at least k of the n samples raise it')
+  .option('--sample-detection <p>', 'U5: chance one sample raises a defect its reviewer can see')
+  .addOption(
+    new Option(
+      '--sample-on <when>',
+      'U5: sample every call (all), or only after a first finding (blockers)',
+    ).choices(SAMPLE_ON),
+  )
+  .option(
+    '--recurrence <p>',
+    "chance a false positive repeats its reviewer's last wrong claim (U6 remembers it)",
+  )
   .option('--fit <files...>', 'estimate the environment from exported round logs, then simulate that team')
-  .option('--sweep', 'sweep stopWindow, shrinkRatio and upgrades on/off; recommend a policy')
+  .option(
+    '--sweep',
+    "sweep stopWindow, shrinkRatio and upgrades on/off, and U5's n and block; recommend each",
+  )
   .option('--svg <file>', 'write the chart as SVG')
   .option('--json', 'print one JSON document')
   .action(lazy('sim'));

@@ -58,7 +58,13 @@ export function runJson(report: RunReport, recordPath: string | null) {
             ...f,
             gate: row?.gate ?? null,
             refutation: row?.refutation
-              ? { decision: row.refutation.decision, by: row.refutation.by, reason: row.refutation.reason }
+              ? {
+                  decision: row.refutation.decision,
+                  by: row.refutation.by,
+                  reason: row.refutation.reason,
+                  // A refutation answered from memory names the first-hand decision it repeats.
+                  ...(row.refutation.origin ? { origin: row.refutation.origin } : {}),
+                }
               : null,
             dispute: row?.dispute ?? null,
             settlement: row?.settlement ?? null,

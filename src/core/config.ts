@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { INCOMPLETE_CONCLUSIONS, REVIEW_EVENTS } from './choices.js';
 import { globProblem } from './ignore.js';
+import { MAX_SAMPLES, majorityOf, SAMPLE_WHEN } from './samples.js';
+import type { SampleRule } from './types.js';
 
 const argv = z.array(z.string().min(1)).min(1);
 
@@ -115,10 +117,38 @@ function adapterNeedsJsonSchema(): Record<string, unknown>[] {
   }));
 }
 
+/**
+ * Repeat sampling: a reviewer called `n` times on the same prompt; a blocker
+ * blocks only when `block` of them found it (core/samples.ts). `block`
+ * defaults to a majority; `on: blockers` draws the others only when the first
+ * raised a blocker.
+ */
+const samplesSchema = z
+  .strictObject({
+    n: z.number().int().min(1).max(MAX_SAMPLES).describe(`Calls on the same prompt, 1 to ${MAX_SAMPLES}.`),
+    block: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Samples a MODERATE must appear in to block, 1 to n (default: a majority of n).'),
+    on: z
+      .enum(SAMPLE_WHEN)
+      .default('always')
+      .describe('always: n calls each time; blockers: the other n - 1 only when the first raised a blocker.'),
+  })
+  .superRefine((s, ctx) => {
+    if (s.block !== undefined && s.block > s.n)
+      ctx.addIssue({ code: 'custom', message: `must be at most n (${s.n})`, path: ['block'] });
+  })
+  .transform((s): SampleRule => ({ n: s.n, block: s.block ?? majorityOf(s.n), on: s.on }));
+
 export const reviewerConfigSchema = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." or "-"'),
     ...agentFields,
+    /** This reviewer's repeat sampling, instead of `review.samples`. */
+    samples: samplesSchema.optional(),
   })
   .superRefine(requireAdapterFields);
 
@@ -201,6 +231,8 @@ const reviewSchema = z
       .describe(
         '"prompt": reviewers and the refuter on openai or anthropic reuse a verdict answered for a byte-identical call in the same repository instead of calling again (other adapters only with their own reuse: prompt). Default "never".',
       ),
+    /** Every reviewer's repeat sampling (a reviewer's own `samples` overrides it); absent: one call. */
+    samples: samplesSchema.optional(),
   })
   .default(REVIEW_DEFAULTS);
 /** How a run is published on a forge (src/forge); flags of `publish` override each key. */

@@ -43,10 +43,17 @@ export interface CallKeyParts {
    * it had before chunking (recorded runs still replay).
    */
   chunk?: { index: number; files: string[] } | undefined;
+  /**
+   * Which of a reviewer's repeated calls on the same prompt (`review.samples`)
+   * this is. Absent for the first (sample 0), so a run that draws one sample
+   * keeps the keys it had before sampling existed.
+   */
+  sample?: number | undefined;
 }
 
 /** Invariant 6: one call of one agent in one round; a retry or a replay after a crash reuses it. */
-export const callKey = (p: CallKeyParts, hash: Hash): string => hash(`call:${canonicalJson(p)}`);
+export const callKey = (p: CallKeyParts, hash: Hash): string =>
+  hash(`call:${canonicalJson(p.sample ? p : { ...p, sample: undefined })}`);
 
 /**
  * Everything a call's verdict depends on when its input is its prompt alone:

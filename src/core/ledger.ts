@@ -7,6 +7,7 @@ import type {
   EndReason,
   Outcome,
   ReportedFinding,
+  Reproduction,
   Role,
   RunStatus,
   Severity,
@@ -130,13 +131,30 @@ export type GateDecision =
   /** Invariant 9: no concrete scenario and no violated clause. */
   | { kind: 'demoted'; rule: 'no_scenario'; from: Severity }
   /** Invariant 11: re-raise on a line unchanged since this reviewer passed. */
-  | { kind: 'demoted'; rule: 'scope_lock'; from: Severity; passedAt: string };
+  | { kind: 'demoted'; rule: 'scope_lock'; from: Severity; passedAt: string }
+  /** Repeat sampling: a MODERATE found by fewer samples than `block` (core/samples.ts). */
+  | { kind: 'demoted'; rule: 'unreproduced'; from: Severity; seen: number; of: number };
+
+/** Where a refutation answered from memory was first made: the refuter's own call on that finding. */
+export interface RefutationOrigin {
+  runId: string;
+  round: number;
+  findingId: string;
+  callKey: string;
+}
 
 export interface Refutation {
   decision: 'upheld' | 'refuted';
   by: string;
   reason: string;
+  /** The refuter call that decided; for a remembered one, the original call (of another round or run). */
   callKey: string;
+  /**
+   * Set on a refutation answered from memory (core/refute-memory.ts): the
+   * first-hand decision it repeats. Never set on a source of memory, so a
+   * remembered refutation never chains into wider coverage.
+   */
+  origin?: RefutationOrigin | undefined;
 }
 
 export interface Settlement {
@@ -176,4 +194,10 @@ export interface FindingRow {
    * only onto a finding with the same digest.
    */
   content?: string | null | undefined;
+  /**
+   * Under repeat sampling (`review.samples`), in how many of the reviewer's
+   * samples on this prompt the finding was found; absent when one was drawn.
+   * The row is the earliest sample's finding of its matched group.
+   */
+  reproduction?: Reproduction | undefined;
 }

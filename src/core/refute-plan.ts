@@ -4,7 +4,14 @@
  * replay both call it.
  */
 import { costSpent } from './budget.js';
+import type { Hash } from './canonical-json.js';
 import type { FindingRow, Refutation } from './ledger.js';
+import {
+  answerFromMemory,
+  type MemoryFact,
+  type MemoryJudge,
+  type RememberedRefutation,
+} from './refute-memory.js';
 import { CONTROLLER_REVIEWER, isBlocker } from './run-report.js';
 import type { Budgets, RefuterReply } from './types.js';
 
@@ -12,22 +19,47 @@ import type { Budgets, RefuterReply } from './types.js';
 export const refutable = (findings: readonly FindingRow[], round: number): FindingRow[] =>
   findings.filter((f) => f.round === round && f.reviewer !== CONTROLLER_REVIEWER && isBlocker(f));
 
+/** The remembered refuter decisions a round weighs (core/refute-memory.ts). */
+export interface RefuteMemory {
+  facts: readonly MemoryFact[];
+  judge: MemoryJudge;
+  hash: Hash;
+}
+
 /**
- * The findings the refuter is asked about: none without a refuter, and none
- * once the cost budget is spent after a complete review (invariant 12: no
- * refuter is paid for; the decision then ends the run findings / budget).
- * Of one reply's blockers only the first `maxPerReply` (in recorded order)
- * are sent: a reply of hundreds of blockers would otherwise cost a refuter
- * call each. The rest (`overCap`) are never refuted, so they stand as blockers.
+ * The findings the refuter is asked about: none without a refuter. A blocker
+ * a remembered refutation covers is answered from memory (`remembered`): it
+ * costs nothing, so neither the budget nor the cap below holds it back. Of the
+ * rest, none once the cost budget is spent after a complete review (invariant
+ * 12: no refuter is paid for; the decision then ends the run findings /
+ * budget), and of one reply's blockers only the first `maxPerReply` (in
+ * recorded order) are sent: a reply of hundreds of blockers would otherwise
+ * cost a refuter call each. Those (`overCap`) are never refuted, so they
+ * stand as blockers.
  */
 export function refutationTargets(
   findings: readonly FindingRow[],
   round: number,
-  facts: { hasRefuter: boolean; spentUsd: number; budgets: Budgets; maxPerReply?: number | undefined },
-): { targets: FindingRow[]; overCap: string[] } {
-  const blockers = refutable(findings, round);
-  if (!facts.hasRefuter || blockers.length === 0 || costSpent(facts.spentUsd, facts.budgets))
-    return { targets: [], overCap: [] };
+  facts: {
+    hasRefuter: boolean;
+    spentUsd: number;
+    budgets: Budgets;
+    maxPerReply?: number | undefined;
+    memory?: RefuteMemory | undefined;
+  },
+): {
+  targets: FindingRow[];
+  overCap: string[];
+  remembered: { findingId: string; refutation: RememberedRefutation }[];
+} {
+  const refutableNow = refutable(findings, round);
+  if (!facts.hasRefuter || refutableNow.length === 0) return { targets: [], overCap: [], remembered: [] };
+  const m = facts.memory;
+  const { remembered, rest: blockers } = m
+    ? answerFromMemory(refutableNow, m.facts, m.judge, m.hash)
+    : { remembered: [], rest: refutableNow };
+  if (blockers.length === 0 || costSpent(facts.spentUsd, facts.budgets))
+    return { targets: [], overCap: [], remembered };
   const max = facts.maxPerReply ?? Number.POSITIVE_INFINITY;
   const sentOf = new Map<string, number>();
   const targets: FindingRow[] = [];
@@ -40,7 +72,7 @@ export function refutationTargets(
       targets.push(f);
     }
   }
-  return { targets, overCap };
+  return { targets, overCap, remembered };
 }
 
 /** What one refuter verdict records on its finding: refuted findings stop blocking (run-report.ts). */

@@ -14,14 +14,17 @@ import { roundCoverageComplete } from './coverage.js';
 import { planDecision } from './decide-plan.js';
 import { findingFingerprint, findingId } from './keys.js';
 import type { FindingRow } from './ledger.js';
-import { refutationOf } from './refute-plan.js';
+import { memoryJudge } from './refute-memory.js';
+import { refutationOf, refutationTargets } from './refute-plan.js';
 import { type ReplayedCoverage, replayCoverage } from './replay-coverage.js';
 import { findingsToGate, gateFindings, type ReviewedCall } from './review-gating.js';
 import { roundStep, WALK_START, type WalkFacts } from './round-step.js';
 import { CONTROLLER_REVIEWER, type RunReport } from './run-report.js';
+import { samplesWanted } from './samples.js';
 import {
   type DecideResult,
   isRoleVerdict,
+  type RefuteResult,
   type ReviewResult,
   stage as stageOf,
   type VerdictRowOf,
@@ -145,7 +148,17 @@ function replayReview(
   const { run } = fold.report;
   const calls: ReviewedCall[] = review.verdicts.flatMap((v) => {
     const verdict = verdictOf(fold, v.callKey, 'reviewer');
-    return verdict ? [{ reviewer: v.reviewer, callKey: v.callKey, reply: verdict.reply }] : [];
+    return verdict
+      ? [
+          {
+            reviewer: v.reviewer,
+            callKey: v.callKey,
+            reply: verdict.reply,
+            chunk: v.chunk?.index,
+            sample: v.sample,
+          },
+        ]
+      : [];
   });
   const { toGate, dropped } = findingsToGate(
     calls,
@@ -157,20 +170,28 @@ function replayReview(
     return diverged(round, 'review', 'dropped findings', review.dropped, dropped);
   if (review.coverage && !same(replayed.coverage, review.coverage))
     return diverged(round, 'review', 'coverage', review.coverage, replayed.coverage);
-  const gated = gateFindings(toGate, review.scope, fold.criteria, run.snapshot.policy);
+  const drawn = samplesDrawn(fold, review, calls, replayed);
+  if (drawn) return diverged(round, 'review', drawn.what, drawn.recorded, drawn.recomputed);
+  const rules = (name: string) => run.snapshot.reviewers.find((r) => r.name === name)?.samples;
+  const gated = gateFindings(toGate, review.scope, fold.criteria, run.snapshot.policy, rules);
   // In recorded order: the first call whose verdict is missing, or the first finding gated otherwise.
   for (const v of review.verdicts) {
     if (!verdictOf(fold, v.callKey, 'reviewer'))
       return diverged(round, 'review', `verdict ${v.callKey} missing`, v, null);
     for (const g of gated.filter((x) => x.callKey === v.callKey)) {
       const rec = fold.recordedById.get(g.id);
-      if (!rec || !same(rec.gate, g.gate) || rec.severity !== g.severity) {
+      if (
+        !rec ||
+        !same(rec.gate, g.gate) ||
+        rec.severity !== g.severity ||
+        !same(rec.reproduction ?? null, g.reproduction ?? null)
+      ) {
         return diverged(
           round,
           'review',
           `gating of finding ${g.id}`,
-          rec ? { gate: rec.gate, severity: rec.severity } : null,
-          { gate: g.gate, severity: g.severity },
+          rec ? { gate: rec.gate, severity: rec.severity, reproduction: rec.reproduction ?? null } : null,
+          { gate: g.gate, severity: g.severity, reproduction: g.reproduction ?? null },
         );
       }
       fold.recomputed.push({
@@ -190,9 +211,40 @@ function replayReview(
   return null;
 }
 
-/** The refute planner over the refuter's verdicts. */
+/**
+ * Repeat sampling: each sampled prompt drew as many samples as its rule
+ * wanted once its first reply was in (`on: blockers` draws the rest only
+ * after a blocker), so a run that skipped or added a sample diverges.
+ */
+function samplesDrawn(
+  fold: Fold,
+  review: ReviewResult,
+  calls: readonly ReviewedCall[],
+  replayed: ReplayedCoverage,
+): { what: string; recorded: number; recomputed: number } | null {
+  const { snapshot } = fold.report.run;
+  for (const first of calls) {
+    if (first.sample !== 0) continue;
+    const rule = snapshot.reviewers.find((r) => r.name === first.reviewer)?.samples;
+    const wanted = samplesWanted(rule, first.reply, replayed.droppedRule, fold.criteria, snapshot.policy);
+    const drawn = review.verdicts.filter(
+      (v) => v.reviewer === first.reviewer && v.chunk?.index === first.chunk && v.sample !== undefined,
+    ).length;
+    if (drawn !== wanted)
+      return {
+        what: `samples of ${first.reviewer}${first.chunk === undefined ? '' : ` chunk ${first.chunk}`}`,
+        recorded: drawn,
+        recomputed: wanted,
+      };
+  }
+  return null;
+}
+
+/** The refute planner over the recorded memory facts and the refuter's verdicts. */
 function replayRefute(fold: Fold, round: number): Divergence | null {
   const refute = stageOf(fold.report.stages, round, 'refute');
+  const fromMemory = replayMemory(fold, round, refute);
+  if (fromMemory) return fromMemory;
   for (const d of refute?.decisions ?? []) {
     const verdict = verdictOf(fold, d.callKey, 'refuter');
     const f = fold.recomputed.find((x) => x.id === d.findingId);
@@ -211,6 +263,35 @@ function replayRefute(fold: Fold, round: number): Divergence | null {
         rec?.refutation?.decision ?? null,
         f.refutation.decision,
       );
+  }
+  return null;
+}
+
+/** Which blockers the memory answered (core/refute-memory.ts), from the facts the stage recorded. */
+function replayMemory(fold: Fold, round: number, refute: RefuteResult | undefined): Divergence | null {
+  if (!refute) return null;
+  const { run, verdicts } = fold.report;
+  const snap = run.snapshot;
+  const { remembered } = refutationTargets(fold.recomputed, round, {
+    hasRefuter: snap.refuter !== null,
+    spentUsd: spendOf(
+      verdicts
+        .filter((v) => v.round < round || (v.round === round && v.stage === 'review'))
+        .map((v) => v.costUsd),
+    ),
+    budgets: snap.budgets,
+    maxPerReply: snap.review?.maxRefutedPerReply,
+    memory: { facts: refute.memory ?? [], judge: memoryJudge(run), hash: fold.hash },
+  });
+  const recomputed = remembered.map((r) => ({ findingId: r.findingId, origin: r.refutation.origin }));
+  if (!same(recomputed, refute.remembered ?? []))
+    return diverged(round, 'refute', 'refutations answered from memory', refute.remembered ?? [], recomputed);
+  for (const { findingId, refutation } of remembered) {
+    const f = fold.recomputed.find((x) => x.id === findingId);
+    const rec = fold.recordedById.get(findingId);
+    if (!f || !same(rec?.refutation ?? null, refutation))
+      return diverged(round, 'refute', `refutation of ${findingId}`, rec?.refutation ?? null, refutation);
+    f.refutation = refutation;
   }
   return null;
 }

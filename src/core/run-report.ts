@@ -4,7 +4,7 @@
  */
 import type { AttemptRow, FindingRow, Rerun, RoundRow, RunRow } from './ledger.js';
 import { type DecideResult, type StageRow, stage, type VerdictRow } from './stage-results.js';
-import { isBlockingSeverity, type Severity, type StopReason } from './types.js';
+import { isBlockingSeverity, type Reproduction, type Severity, type StopReason } from './types.js';
 
 export interface RunReport {
   run: RunRow;
@@ -59,8 +59,10 @@ export interface RoundLogFinding {
   overturned: boolean;
   /** Refuted before it cost a rework round (kept apart from a claim shown wrong later). */
   refuted: boolean;
-  /** A procedural demotion to MINOR (scenario gate, scope lock): says nothing about the claim's truth. */
-  demotedBy: 'no_scenario' | 'scope_lock' | null;
+  /** A procedural demotion to MINOR (scenario gate, scope lock, too few samples): says nothing about the claim's truth. */
+  demotedBy: 'no_scenario' | 'scope_lock' | 'unreproduced' | null;
+  /** Under repeat sampling: how many of the reviewer's samples found it (absent: one was drawn). */
+  reproduction?: Reproduction;
   effectiveSeverity: Severity;
   /** It blocked when its round was decided (history: a later settlement does not change it). */
   blockedInRound: boolean;
@@ -180,6 +182,7 @@ export function roundLog(
             line: f.reported.line,
             claim: f.reported.claim,
             because,
+            ...(f.reproduction ? { reproduction: { seen: f.reproduction.seen, of: f.reproduction.of } } : {}),
           };
         });
       return {

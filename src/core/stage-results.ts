@@ -8,8 +8,9 @@
  */
 import type { Coverage } from './coverage.js';
 import type { OpenBlocker, RoundDecision } from './decide.js';
-import type { FindingRow, Refutation, Settlement } from './ledger.js';
+import type { FindingRow, Refutation, RefutationOrigin, Settlement } from './ledger.js';
 import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js';
+import type { MemoryFact } from './refute-memory.js';
 import type { ScopeFacts } from './scope-lock.js';
 import type { FixerReply, JudgeReply, RefuterReply, ReviewerReply, Role, Stage } from './types.js';
 
@@ -34,6 +35,8 @@ export interface ReviewResult {
     modelId: string | null;
     /** Present when the diff was reviewed in chunks: this call's chunk. */
     chunk?: { index: number; files: string[] };
+    /** Present when the reviewer was sampled (`review.samples`): which sample, from 0. */
+    sample?: number;
   }[];
   /** Scope facts per finding id, recorded so replay re-gates without git. */
   scope: Record<string, ScopeFacts>;
@@ -57,6 +60,14 @@ export interface RefuteResult {
   decisions: { findingId: string; callKey: string; decision: 'upheld' | 'refuted' }[];
   /** Blockers past `review.maxRefutedPerReply` of their reply: not sent, so they stand (absent: none). */
   overCap?: string[] | undefined;
+  /**
+   * The remembered decisions the planner weighed (core/refute-memory.ts), with
+   * where their lines went: the facts replay decides the memory from again
+   * (absent: none).
+   */
+  memory?: MemoryFact[] | undefined;
+  /** Blockers answered from memory, not sent to the refuter, with the decision each repeats (absent: none). */
+  remembered?: { findingId: string; origin: RefutationOrigin }[] | undefined;
 }
 
 export interface FixResult {

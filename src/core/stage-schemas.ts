@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Coverage } from './coverage.js';
 import type { RoundDecision } from './decide.js';
 import type { CheckResult, ProgressEvidence, ProgressFacts } from './progress.js';
+import type { MemoryFact } from './refute-memory.js';
 import { fixerReplySchema, judgeReplySchema, refuterReplySchema, reviewerReplySchema } from './replies.js';
 import type {
   ChecksResult,
@@ -51,6 +52,7 @@ const reviewResultSchema: z.ZodType<ReviewResult> = z
             .object({ index: z.number(), files: z.array(str) })
             .loose()
             .optional(),
+          sample: z.number().int().min(0).optional(),
         })
         .loose(),
     ),
@@ -64,6 +66,46 @@ const reviewResultSchema: z.ZodType<ReviewResult> = z
   })
   .loose();
 
+const severity = z.enum(['MAJOR', 'MODERATE', 'MINOR']);
+const originSchema = z.object({ runId: str, round: z.number(), findingId: str, callKey: str }).loose();
+const memoryFactSchema: z.ZodType<MemoryFact> = z
+  .object({
+    forFinding: str,
+    judged: z
+      .object({
+        findingId: str,
+        runId: str,
+        runCreatedAt: z.number(),
+        round: z.number(),
+        changeKey: str,
+        reviewer: str,
+        file: str,
+        line: z.number(),
+        endLine: z.number(),
+        revision: str,
+        fingerprint: str,
+        severity,
+        reportedSeverity: severity,
+        content: str.nullable(),
+        refuter: str.nullable(),
+        refutation: z
+          .object({
+            decision: z.enum(['upheld', 'refuted']),
+            by: str,
+            reason: str,
+            callKey: str,
+            origin: originSchema.optional(),
+          })
+          .loose(),
+      })
+      .loose(),
+    now: z
+      .object({ file: str, range: z.object({ start: z.number(), end: z.number() }).loose() })
+      .loose()
+      .nullable(),
+  })
+  .loose();
+
 const refuteResultSchema: z.ZodType<RefuteResult> = z
   .object({
     refuter: str.nullable(),
@@ -71,6 +113,8 @@ const refuteResultSchema: z.ZodType<RefuteResult> = z
       z.object({ findingId: str, callKey: str, decision: z.enum(['upheld', 'refuted']) }).loose(),
     ),
     overCap: z.array(str).optional(),
+    memory: z.array(memoryFactSchema).optional(),
+    remembered: z.array(z.object({ findingId: str, origin: originSchema }).loose()).optional(),
   })
   .loose();
 

@@ -167,6 +167,24 @@ export interface ReviewerSpec {
    * again. Absent: every call is made (and runs admitted before it).
    */
   reuse?: 'prompt' | undefined;
+  /** Repeat sampling of a reviewer (core/samples.ts); absent: one call per prompt. */
+  samples?: SampleRule | undefined;
+}
+
+/** One reviewer's repeat sampling, frozen in the snapshot (core/samples.ts). */
+export interface SampleRule {
+  /** Calls on the same prompt. */
+  n: number;
+  /** Samples a blocker must appear in to block. */
+  block: number;
+  /** `blockers`: the other samples only when the first raised a blocker (per reviewer and chunk). */
+  on: 'always' | 'blockers';
+}
+
+/** In how many of the samples drawn a finding was found. */
+export interface Reproduction {
+  seen: number;
+  of: number;
 }
 
 export interface Budgets {

@@ -23,7 +23,7 @@ export interface BootstrapOptions {
 
 export const DEFAULT_BOOTSTRAP: BootstrapOptions = { seed: 1, resamples: 1000, level: 0.95 };
 
-function quantile(sorted: readonly number[], q: number): number {
+export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);

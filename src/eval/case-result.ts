@@ -32,6 +32,8 @@ export interface RanCase extends CaseCommon {
   findings: EvalFinding[];
   rounds: number;
   costUsd: number;
+  /** Agent calls the case's run made (a verdict reused from an earlier call is not one). */
+  calls: number;
   seconds: number;
   /** Per finding index, the defect index it matched for its reviewer (null: none). */
   matches: (number | null)[];

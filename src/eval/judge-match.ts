@@ -4,6 +4,7 @@
  * under, and how its yes-answers become a one-to-one matching per reviewer.
  */
 import { canonicalJson, type Hash } from '../core/canonical-json.js';
+import { FENCE_RULES, fence } from '../core/fence.js';
 import type { EvalFinding } from './case-result.js';
 import type { Defect } from './corpus-schema.js';
 
@@ -36,7 +37,7 @@ export function judgePairs(
 }
 
 /** What the judge reads: the known defect, the finding, and the reply it owes. */
-export function judgePrompt(caseId: string, f: EvalFinding, d: Defect): string {
+export function judgePrompt(caseId: string, f: EvalFinding, d: Defect, hash: Hash): string {
   const where = (file: string | undefined, line?: number, end?: number) =>
     file === undefined
       ? '(no file given)'
@@ -47,6 +48,7 @@ export function judgePrompt(caseId: string, f: EvalFinding, d: Defect): string {
     'You judge a code-review evaluation. Decide whether the FINDING a reviewer made describes',
     'the same underlying problem as the KNOWN DEFECT of this change (wording may differ; the same',
     'defect means the same fix would address both).',
+    FENCE_RULES,
     '',
     `Case: ${caseId}`,
     '',
@@ -56,10 +58,16 @@ export function judgePrompt(caseId: string, f: EvalFinding, d: Defect): string {
     `  description: ${d.description}`,
     '',
     'FINDING',
-    `  reviewer: ${f.reviewer}`,
-    `  where: ${where(f.file, f.line, f.endLine)}`,
-    `  severity: ${f.severity}`,
-    `  claim: ${f.claim}`,
+    // A reviewer wrote it after reading the change: data, however it reads.
+    fence(
+      [
+        `  reviewer: ${f.reviewer}`,
+        `  where: ${where(f.file, f.line, f.endLine)}`,
+        `  severity: ${f.severity}`,
+        `  claim: ${f.claim}`,
+      ].join('\n'),
+      hash,
+    ),
     '',
     'Reply with JSON only: { "matches": true | false, "reason": "one sentence" }',
   ].join('\n');

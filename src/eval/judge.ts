@@ -70,7 +70,7 @@ export async function judgeCase(o: JudgeCaseInput): Promise<JudgeCaseResult> {
   for (const p of o.pairs) {
     const f = o.findings[p.finding] as EvalFinding;
     const d = o.defects[p.defect] as Defect;
-    const prompt = judgePrompt(o.caseId, f, d);
+    const prompt = judgePrompt(o.caseId, f, d, o.hash);
     const promptDigest = o.hash(prompt);
     const callKey = judgeCallKey(
       { runId: o.runId, judge: name, finding: p.finding, defect: p.defect, promptDigest },

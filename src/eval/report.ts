@@ -5,6 +5,7 @@
  */
 import type { Interval, MetricName } from './bootstrap.js';
 import type { Comparison, ReviewerScore, Scorecard } from './scorecard.js';
+import type { SpendEstimate } from './spend.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 const ci = (i: Interval | null) => (i === null ? '' : ` [${pct(i.low)}, ${pct(i.high)}]`);
@@ -20,8 +21,16 @@ const NAMES: Record<MetricName, string> = {
 export function headline(s: Scorecard): string {
   const t = s.totals;
   const state = s.complete ? 'complete' : `INCOMPLETE: ${t.notRun} case(s) could not run and are not scored`;
-  return `eval ${s.label}: ${t.ran} of ${t.cases} cases ran (${state}); mode ${s.mode}, window ±${s.window} lines; ${t.rounds} rounds, $${t.costUsd.toFixed(4)}, ${t.seconds.toFixed(1)} s`;
+  return `eval ${s.label}: ${t.ran} of ${t.cases} cases ran (${state}); mode ${s.mode}, window ±${s.window} lines; ${t.rounds} rounds, ${t.calls} calls, $${t.costUsd.toFixed(4)}, ${t.seconds.toFixed(1)} s`;
 }
+
+const num = (v: number, digits: number) => v.toFixed(digits);
+const span = (e: SpendEstimate, digits: number) =>
+  `${num(e.mean, digits)}${e.interval ? ` [${num(e.interval.low, digits)}, ${num(e.interval.high, digits)}]` : ''}`;
+
+/** Per case: dollars and calls, each with its interval. */
+export const spendLine = (s: Scorecard): string =>
+  `per case: cost $${span(s.spend.costUsd, 4)}, calls ${span(s.spend.calls, 2)}`;
 
 function notRunLines(s: Scorecard): string[] {
   return s.cases.flatMap((c) => (c.ran ? [] : [`  not run: ${c.error}`]));
@@ -32,11 +41,12 @@ export function renderText(s: Scorecard, cmp?: { other: Scorecard; diff: Compari
     const t = r.tally;
     return `  ${r.reviewer.padEnd(18)} recall ${cell(r, 'recall')} (${t.matchedDefects}/${t.defects})  precision ${cell(r, 'precision')} (${t.matchedFindings}/${t.findings})  F1 ${pct(r.metrics.f1)}  FP rate ${cell(r, 'falsePositiveRate')} (${t.falsePositiveCases}/${t.clean})  refuted ${t.refuted}`;
   });
-  const out = [headline(s), `  config: ${s.applied}`, ...rows, ...notRunLines(s)];
+  const out = [headline(s), `  config: ${s.applied}`, `  ${spendLine(s)}`, ...rows, ...notRunLines(s)];
   if (cmp)
     out.push(
       '',
       headline(cmp.other),
+      `  ${spendLine(cmp.other)}`,
       ...cmp.other.reviewers.map(
         (r) =>
           `  ${r.reviewer.padEnd(18)} recall ${cell(r, 'recall')}  precision ${cell(r, 'precision')}  F1 ${pct(r.metrics.f1)}  FP rate ${cell(r, 'falsePositiveRate')}`,
@@ -49,6 +59,15 @@ export function renderText(s: Scorecard, cmp?: { other: Scorecard; diff: Compari
 }
 
 function comparisonLines(d: Comparison): string[] {
+  const signed = (v: number, digits: number) => `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
+  const range = (i: { low: number; high: number } | null, digits: number) =>
+    i ? ` [${signed(i.low, digits)}, ${signed(i.high, digits)}]` : '';
+  const ratio = (r: number | null, i: { low: number; high: number } | null) =>
+    r === null
+      ? ''
+      : `, ${r.toFixed(2)}× the config${i ? ` [${i.low.toFixed(2)}×, ${i.high.toFixed(2)}×]` : ''}`;
+  const cost = d.spend.costUsd;
+  const calls = d.spend.calls;
   return [
     `difference (against − config) over ${d.pairedCases} cases that ran on both sides, paired bootstrap:`,
     ...(Object.keys(NAMES) as MetricName[]).map((k) => {
@@ -56,6 +75,8 @@ function comparisonLines(d: Comparison): string[] {
       if (x.delta === null) return `  ${NAMES[k]}: n/a`;
       return `  ${NAMES[k]}: ${x.delta >= 0 ? '+' : ''}${(x.delta * 100).toFixed(1)} points${ci(x.interval)}, p = ${x.p?.toFixed(3)}${x.significant ? ' (significant)' : ' (not significant)'}`;
     }),
+    `  cost per case: ${signed(cost.delta, 4)} $${range(cost.interval, 4)}${ratio(cost.ratio, cost.ratioInterval)}`,
+    `  calls per case: ${signed(calls.delta, 2)}${range(calls.interval, 2)}${ratio(calls.ratio, calls.ratioInterval)}`,
   ];
 }
 
@@ -84,6 +105,8 @@ export function renderMarkdown(s: Scorecard, cmp?: { other: Scorecard; diff: Com
     '',
     `Config: ${s.applied}.`,
     '',
+    `${spendLine(s)[0]?.toUpperCase()}${spendLine(s).slice(1)}.`,
+    '',
     ...table(s),
     '',
     ...cases(s),
@@ -94,6 +117,8 @@ export function renderMarkdown(s: Scorecard, cmp?: { other: Scorecard; diff: Com
       `## against: ${cmp.other.label}`,
       '',
       `**${headline(cmp.other)}**`,
+      '',
+      `${spendLine(cmp.other)[0]?.toUpperCase()}${spendLine(cmp.other).slice(1)}.`,
       '',
       ...table(cmp.other),
       '',

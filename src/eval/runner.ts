@@ -210,6 +210,7 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
     findings,
     rounds: report.rounds.length,
     costUsd: run.costUsd + judgeCost,
+    calls: report.verdicts.length + judgedInfo.called,
     seconds: (now() - started) / 1000,
     matches,
     judged: judgedInfo,

@@ -26,6 +26,13 @@ import {
   type Totals,
   totalsOf,
 } from './scores.js';
+import {
+  type SpendDifference,
+  type SpendEstimate,
+  type SpendMeasure,
+  spendDifference,
+  spendOf,
+} from './spend.js';
 
 export interface ReviewerScore {
   reviewer: string;
@@ -44,6 +51,8 @@ export interface Scorecard {
   /** Complete only when every case ran. */
   complete: boolean;
   reviewers: ReviewerScore[];
+  /** Dollars and agent calls per case that ran, with intervals. */
+  spend: Record<SpendMeasure, SpendEstimate>;
   cases: CaseResult[];
 }
 
@@ -51,6 +60,8 @@ export interface Comparison {
   /** Cases that ran under both configurations: the only ones compared. */
   pairedCases: number;
   overall: Record<MetricName, Difference>;
+  /** What the other configuration spends more (or less) per case, and the ratio of the totals. */
+  spend: Record<SpendMeasure, SpendDifference>;
 }
 
 export function scorecard(
@@ -65,7 +76,8 @@ export function scorecard(
     return { reviewer, tally, metrics: metricsOf(tally), intervals: intervals(per, o) };
   });
   const totals = totalsOf(results);
-  return { ...meta, totals, complete: totals.notRun === 0, reviewers, cases: results };
+  const spend = spendOf(ran, o);
+  return { ...meta, totals, complete: totals.notRun === 0, reviewers, spend, cases: results };
 }
 
 /** b against a, over the cases that ran on both sides, paired by case id. */
@@ -82,6 +94,11 @@ export function compare(a: Scorecard, b: Scorecard, o: BootstrapOptions = DEFAUL
     overall: pairedDifference(
       pairs.map(([x]) => caseTally(x, OVERALL)),
       pairs.map(([, y]) => caseTally(y, OVERALL)),
+      o,
+    ),
+    spend: spendDifference(
+      pairs.map(([x]) => x),
+      pairs.map(([, y]) => y),
       o,
     ),
   };

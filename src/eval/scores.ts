@@ -85,6 +85,7 @@ export interface Totals {
   notRun: number;
   rounds: number;
   costUsd: number;
+  calls: number;
   seconds: number;
 }
 
@@ -97,6 +98,7 @@ export function totalsOf(results: readonly CaseResult[]): Totals {
     notRun: results.length - ran.length,
     rounds: sum((r) => r.rounds),
     costUsd: sum((r) => r.costUsd),
+    calls: sum((r) => r.calls ?? 0),
     seconds: sum((r) => r.seconds),
   };
 }

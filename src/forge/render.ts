@@ -3,6 +3,7 @@
  * through `neutralise`; every body starts with its hidden marker.
  */
 import { longestBacktickRun } from '../core/backtick-runs.js';
+import { reproductionText } from '../core/samples.js';
 import { coveragePhrase, ignoredDetails } from '../report/coverage-phrase.js';
 import { clipOutsideFences, codeText, fenceFor, neutralise } from '../report/neutralise.js';
 import { findingMarker, runMarker } from './markers.js';
@@ -23,7 +24,8 @@ const code = (s: string): string => {
 };
 
 function headline(f: ViewFinding): string {
-  return `**${f.severity}** · ${neutralise(f.reviewer, 100)} · ${code(range(f))}`;
+  const seen = f.reproduction ? ` · ${reproductionText(f.reproduction)}` : '';
+  return `**${f.severity}** · ${neutralise(f.reviewer, 100)} · ${code(range(f))}${seen}`;
 }
 
 function details(f: ViewFinding): string[] {

@@ -8,7 +8,7 @@
 import type { IncompleteConclusion, ReviewEvent } from '../core/choices.js';
 import type { CoverageSummary } from '../core/coverage.js';
 import type { NotBlockingBecause } from '../core/run-report.js';
-import type { Outcome, RunStatus, Severity, StopReason } from '../core/types.js';
+import type { Outcome, Reproduction, RunStatus, Severity, StopReason } from '../core/types.js';
 import type { CommentableLines } from './diff-lines.js';
 
 export const FORGES = ['github', 'gitlab'] as const;
@@ -30,6 +30,8 @@ export interface ViewFinding {
   because: NotBlockingBecause;
   /** Plain words for why it does not block (null for a blocker). */
   why: string | null;
+  /** Under repeat sampling: how many of the reviewer's samples found it. */
+  reproduction?: Reproduction;
 }
 
 /** A fingerprint a person dismissed or the refuter refuted in another run of the change. */

@@ -27,6 +27,7 @@ function viewFinding(f: FindingRow): ViewFinding {
     violatedClause: f.reported.violatedClause ?? null,
     because: notBlockingBecause(f),
     why: whyNotBlocking(f),
+    ...(f.reproduction ? { reproduction: f.reproduction } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
 import type { FindingRow } from '../core/ledger.js';
 import { TEMPLATES } from '../core/prompt.js';
+import { sampleRuleOf } from '../core/samples.js';
 import { agentIdentity } from '../core/scope-lock.js';
 import type { ReviewerSpec, Snapshot } from '../core/types.js';
 import { commonGitDir } from '../git/dot-git.js';
@@ -167,7 +168,11 @@ export function buildSnapshot(
     criteriaDigest: loaded.criteriaDigest,
     configDigest: loaded.configDigest,
     settlementsDigest: extra.settlementsDigest,
-    reviewers: c.reviewers.map((r) => reusing(spec(r.name, r, TEMPLATES.reviewer, defined, hash), r, c)),
+    reviewers: c.reviewers.map((r) => {
+      const samples = sampleRuleOf(r.samples, c.review.samples);
+      const s = { ...spec(r.name, r, TEMPLATES.reviewer, defined, hash), ...(samples ? { samples } : {}) };
+      return reusing(s, r, c);
+    }),
     refuter: c.refuter
       ? reusing(spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, defined, hash), c.refuter, c)
       : null,

@@ -35,6 +35,8 @@ export interface CallRequest {
   onFirstBytes?: (() => void) | undefined;
   /** Sampling the run is frozen to (API adapters send it; others cannot). Absent: the endpoint's default. */
   sampling?: { temperature: number | null; seed?: number | undefined } | undefined;
+  /** Which of a reviewer's samples on the same prompt (`review.samples`); absent: the first. */
+  sample?: number | undefined;
 }
 
 export type CallResult =

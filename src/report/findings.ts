@@ -10,6 +10,7 @@ import {
   type RunReport,
   waitsForPerson,
 } from '../core/run-report.js';
+import { reproductionText } from '../core/samples.js';
 import type { Severity } from '../core/types.js';
 import { sha256 } from '../io/hash.js';
 
@@ -50,11 +51,16 @@ export function whyNotBlocking(f: FindingRow): string | null {
     case 'overturned':
       return `overturned by ${f.settlement?.by ?? 'a person'}${f.settlement?.note ? `: ${f.settlement.note}` : ''}`;
     case 'refuted':
-      return `refuted by ${f.refutation?.by ?? 'the refuter'}: ${f.refutation?.reason ?? ''}`;
+      // A refutation answered from memory says itself where and by whom it was made.
+      return f.refutation?.origin
+        ? f.refutation.reason
+        : `refuted by ${f.refutation?.by ?? 'the refuter'}: ${f.refutation?.reason ?? ''}`;
     case 'demoted':
-      return f.gate.kind === 'demoted' && f.gate.rule === 'scope_lock'
-        ? `demoted from ${f.gate.from} (scope lock: line unchanged since ${f.gate.passedAt.slice(0, 7)} passed)`
-        : `demoted from ${f.gate.kind === 'demoted' ? f.gate.from : f.reported.severity} (no failure scenario or violated clause)`;
+      if (f.gate.kind === 'demoted' && f.gate.rule === 'scope_lock')
+        return `demoted from ${f.gate.from} (scope lock: line unchanged since ${f.gate.passedAt.slice(0, 7)} passed)`;
+      if (f.gate.kind === 'demoted' && f.gate.rule === 'unreproduced')
+        return `demoted from ${f.gate.from} (${reproductionText(f.gate)}, too few to block)`;
+      return `demoted from ${f.gate.kind === 'demoted' ? f.gate.from : f.reported.severity} (no failure scenario or violated clause)`;
   }
 }
 

@@ -8,6 +8,7 @@ import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
 import { reuseLine, reuseSummary } from '../core/reuse-summary.js';
 import { isBlocker, type RunReport, rerunPhrase, roundLog } from '../core/run-report.js';
+import { reproductionText } from '../core/samples.js';
 import { finalCoverage } from '../core/stage-results.js';
 import { coveragePhrase, ignoredDetails } from './coverage-phrase.js';
 import {
@@ -126,6 +127,7 @@ function findingLine(f: FindingRow): string {
   ];
   if (f.reported.failureScenario) parts.push(`  - scenario: ${mdText(f.reported.failureScenario)}`);
   if (f.reported.violatedClause) parts.push(`  - violates: ${mdText(f.reported.violatedClause)}`);
+  if (f.reproduction) parts.push(`  - ${reproductionText(f.reproduction)}`);
   if (f.refutation?.decision === 'upheld')
     parts.push(`  - upheld by ${mdText(f.refutation.by)}: ${mdText(f.refutation.reason)}`);
   if (f.dispute) parts.push(`  - disputed by the fixer: ${mdText(f.dispute.reason)}`);

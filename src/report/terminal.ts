@@ -2,6 +2,7 @@
 import { coverageSummary, uncovered } from '../core/coverage.js';
 import { reuseLine, reuseSummary } from '../core/reuse-summary.js';
 import { fixNote, isBlocker, type RunReport, rerunPhrase } from '../core/run-report.js';
+import { reproductionText } from '../core/samples.js';
 import { stage } from '../core/stage-results.js';
 import { lineRange, settleCommand, sortFindings, verdictPhrase, whyNotBlocking } from './findings.js';
 
@@ -95,8 +96,10 @@ export function renderRunSummary(report: RunReport): string {
         : why === 'MINOR'
           ? ''
           : `[${oneLine(why ?? '')}]`;
+      // A demotion for too few samples says the count already.
+      const seen = f.reproduction && f.gate.kind === 'kept' ? `  (${reproductionText(f.reproduction)})` : '';
       out.push(
-        `    ${f.severity.padEnd(8)} ${oneLine(lineRange(f))}  ${oneLine(f.reviewer)}  ${oneLine(f.reported.claim)}${tag ? `  ${tag}` : ''}`,
+        `    ${f.severity.padEnd(8)} ${oneLine(lineRange(f))}  ${oneLine(f.reviewer)}  ${oneLine(f.reported.claim)}${seen}${tag ? `  ${tag}` : ''}`,
       );
     }
     const fixNote = fixerNote(report, r.round);

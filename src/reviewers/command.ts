@@ -62,6 +62,8 @@ export function agentEnv(base: NodeJS.ProcessEnv, grant: EnvGrant, req: CallRequ
     REVLOOP_HEAD: req.head,
     REVLOOP_REPO: req.repoDir,
     REVLOOP_CALL_KEY: req.callKey,
+    // Repeat sampling: a reviewer that draws its own randomness can seed it by the sample.
+    ...(req.sample ? { REVLOOP_SAMPLE: String(req.sample) } : {}),
   });
 }
 

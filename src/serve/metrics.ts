@@ -7,6 +7,7 @@
  * reports the same ledger. Labels carry only forge names, HTTP statuses and
  * ledger states: never a secret, a token, a repository URL or a delivery id.
  */
+import { rateLimitReadings } from '../forge/rate-limits.js';
 import type { ServiceStats } from '../ports/deliveries.js';
 
 export interface ServeMetrics {
@@ -81,6 +82,24 @@ export function createServeMetrics(): ServeMetrics {
           help: 'Deliveries this process refused for a missing or wrong signature or token (401).',
           type: 'counter',
           samples: byForge(badSignatures),
+        },
+        {
+          name: 'revloop_forge_rate_limit_remaining',
+          help: "Requests left in the forge's current rate-limit window, as its last answer to this process said.",
+          type: 'gauge',
+          samples: rateLimitReadings().map((r) => ({
+            labels: { forge: r.forge, resource: r.resource },
+            value: r.remaining,
+          })),
+        },
+        {
+          name: 'revloop_forge_rate_limit_reset_timestamp_seconds',
+          help: "When the forge's current rate-limit window resets, in Unix seconds.",
+          type: 'gauge',
+          samples: rateLimitReadings().map((r) => ({
+            labels: { forge: r.forge, resource: r.resource },
+            value: r.resetAt,
+          })),
         },
         {
           name: 'revloop_ledger_up',

@@ -12,10 +12,16 @@ const FitFindingSchema = z.object({
   reviewer: z.string().min(1),
   severity: z.enum(['MAJOR', 'MODERATE', 'MINOR']),
   refuted: z.boolean(),
-  demotedBy: z.enum(['no_scenario', 'scope_lock']).nullable(),
+  // Demotions other than these two (a newer export's) are read as neither, not refused.
+  demotedBy: z.string().nullable(),
   blockedInRound: z.boolean(),
   file: z.string(),
   line: z.number().int(),
+  // Repeat sampling's count: how many of the reviewer's samples raised the finding, of how many.
+  reproduction: z
+    .object({ seen: z.number().int().min(0), of: z.number().int().min(1) })
+    .refine((r) => r.seen <= r.of, { message: 'expected seen at most of' })
+    .optional(),
 });
 const FitLogSchema = z.object({ rounds: z.array(z.object({ findings: z.array(FitFindingSchema) })) });
 

@@ -5,7 +5,8 @@
  * percentile bootstraps over runs. Pure and seeded.
  */
 import { UsageError } from '../core/errors.js';
-import { DEFAULT_PARAMS, type Environment } from './params.js';
+import { fitSampleRates, type SampleFit } from './fit-samples.js';
+import { DEFAULT_PARAMS, type Environment, type SimParams } from './params.js';
 import { Mulberry32 } from './prng.js';
 import { quantileSorted } from './stats.js';
 
@@ -14,7 +15,10 @@ export interface FitFinding {
   reviewer: string;
   severity: 'MAJOR' | 'MODERATE' | 'MINOR';
   refuted: boolean;
-  demotedBy: 'no_scenario' | 'scope_lock' | null;
+  /** `no_scenario` and `scope_lock` are read; any other procedural demotion counts as neither. */
+  demotedBy: string | null;
+  /** How many of the reviewer's samples raised it, of how many (repeat sampling); absent for a single call. */
+  reproduction?: { seen: number; of: number } | undefined;
   blockedInRound: boolean;
   file: string;
   line: number;
@@ -192,8 +196,13 @@ export interface FitResult {
   runs: number;
   reviewers: number;
   estimates: Record<Fitted, FitEstimate>;
-  /** The environment to simulate: the estimates, with defects = seenPerReviewer / detection. */
-  environment: Partial<Environment>;
+  /** The per-sample rates from reproduction counts, or null when the logs carry none. */
+  samples: SampleFit | null;
+  /**
+   * The environment to simulate: the estimates, with defects = seenPerReviewer / detection;
+   * with reproduction counts, the per-sample rates replace detection's share and falsePositive.
+   */
+  environment: Partial<Environment> & Partial<Pick<SimParams, 'sampleDetection' | 'samples'>>;
 }
 
 const RESAMPLES = 300;
@@ -242,12 +251,21 @@ export function fitRoundLogs(logs: readonly FitLog[], seed = 1): FitResult {
     };
   });
   const { seenPerReviewer, ...rates } = point;
-  const environment: Partial<Environment> = {
+  const perSample = fitSampleRates(logs, seed);
+  const environment: FitResult['environment'] = {
     reviewers: Math.min(50, reviewers),
     defects: Math.min(1000, Math.round(seenPerReviewer / DEFAULT_PARAMS.detection)),
     ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, round3(v)])),
+    // Counted per call, the single-call estimates above mix the samples; the per-sample ones replace them.
+    ...(perSample
+      ? {
+          falsePositive: perSample.sampleFalsePositive.value,
+          sampleDetection: perSample.sampleDetection.value,
+          samples: Math.min(15, perSample.samples),
+        }
+      : {}),
   };
-  return { runs: stats.length, reviewers, estimates, environment };
+  return { runs: stats.length, reviewers, estimates, samples: perSample, environment };
 }
 
 /** The fitted estimates as a markdown table (the text `sim --fit` prints before the simulation). */
@@ -266,5 +284,23 @@ export function renderFitReport(fit: FitResult): string {
       `defects = seenPerReviewer / detection = ${fit.environment.defects}.`,
     '',
   ];
+  const s = fit.samples;
+  if (s) {
+    const row = (name: string, e: { value: number; ci: [number, number] }) =>
+      `| ${name} | ${e.value.toFixed(3)} | [${e.ci[0].toFixed(3)}, ${e.ci[1].toFixed(3)}] |`;
+    lines.push(
+      `## Per-sample rates from reproduction counts (${s.findings} round-1 MAJORs, ${s.labelled} judged by the refuter, n = ${s.samples})`,
+      '',
+      '| Parameter | Estimate | 95 % interval |',
+      '|---|---|---|',
+      row('sampleDetection', s.sampleDetection),
+      row('falsePositive (per sample)', s.sampleFalsePositive),
+      row('genuine share of MAJORs', s.trueShare),
+      ...(s.refuterAccuracy ? [row('refuterAccuracy (from the labels)', s.refuterAccuracy)] : []),
+      '',
+      'The simulation uses the per-sample falsePositive and sampleDetection, and n as --samples.',
+      '',
+    );
+  }
   return lines.join('\n');
 }

@@ -15,7 +15,16 @@ export {
 } from './fit.js';
 export { parseFitText } from './fit-input.js';
 export {
+  fitSampleRates,
+  MIN_SAMPLED_FINDINGS,
+  type RateEstimate,
+  type SampledFinding,
+  type SampledLog,
+  type SampleFit,
+} from './fit-samples.js';
+export {
   DEFAULT_PARAMS,
+  DEFAULT_UPGRADES,
   ENVIRONMENT_KEYS,
   type Environment,
   flagOf,
@@ -26,6 +35,8 @@ export {
   parseUpgrades,
   presetEnvironment,
   resolveParams,
+  SAMPLE_ON,
+  type SampleOn,
   type SimOverrides,
   type SimParams,
   STOP_RULES,
@@ -49,11 +60,15 @@ export { type Interval, type SideSummary, type SimResult, simulate } from './sim
 export { bootstrapMeans, quantileSorted, wilson } from './stats.js';
 export {
   renderSweepReport,
+  type SamplePoint,
+  type SampleSweep,
   SWEEP_RATIOS,
+  SWEEP_SAMPLES,
   SWEEP_WINDOWS,
   type SweepPoint,
   type SweepResult,
   sweep,
+  sweepSamples,
 } from './sweep.js';
 export {
   type RoundRecord,

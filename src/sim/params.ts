@@ -8,9 +8,15 @@ import { UsageError } from '../core/errors.js';
 /** U4's rule; listed once in core (the CLI's `--stop-rule` choices read it too). */
 export { STOP_RULES, type StopRule };
 
-/** The four loop upgrades (docs/sim.md, "Upgrades"). */
-export const UPGRADES = ['U1', 'U2', 'U3', 'U4'] as const;
+/** The loop upgrades (docs/sim.md, "Upgrades"): U5 repeat sampling and U6 refutation memory are opt-in. */
+export const UPGRADES = ['U1', 'U2', 'U3', 'U4', 'U5', 'U6'] as const;
 export type Upgrade = (typeof UPGRADES)[number];
+/** What a configuration runs unless told otherwise: the four upgrades every figure in docs/sim.md uses. */
+export const DEFAULT_UPGRADES: readonly Upgrade[] = Object.freeze(['U1', 'U2', 'U3', 'U4']);
+
+/** U5's `on`: sample every call, or take the extra samples only when the first one raised a finding. */
+export const SAMPLE_ON = ['all', 'blockers'] as const;
+export type SampleOn = (typeof SAMPLE_ON)[number];
 
 /** The hostility presets, listed once: PRESETS, the CLI's `--preset` choices and the lab page read this. */
 export const PRESET_NAMES = ['healthy', 'hostile', 'oscillating', 'inflating'] as const;
@@ -55,6 +61,16 @@ export interface SimParams {
   shrinkRatio: number;
   /** What U4 applies: the live loop's evidence rule (default) or the seed's count rule. */
   stopRule: StopRule;
+  /** U5: review calls per reviewer per round (n). */
+  samples: number;
+  /** U5: a finding blocks when at least this many of the n samples raised it. */
+  block: number;
+  /** U5: chance that one sample raises a defect its reviewer can see (each sample independently). */
+  sampleDetection: number;
+  /** U5: `all` runs n samples; `blockers` runs 1, and n - 1 more only when the first raised a finding. */
+  sampleOn: SampleOn;
+  /** Chance that a reviewer's false positive is the same wrong claim it raised last (same region): what U6 remembers. */
+  recurrence: number;
   /** The configuration's upgrades (the baseline never has any). */
   upgrades: Upgrade[];
   /** The preset the values started from, or null. */
@@ -83,7 +99,12 @@ export const DEFAULT_PARAMS: Readonly<SimParams> = Object.freeze({
   stopWindow: 2,
   shrinkRatio: 0.2,
   stopRule: 'evidence',
-  upgrades: [...UPGRADES],
+  samples: 3,
+  block: 2,
+  sampleDetection: 0.8,
+  sampleOn: 'all',
+  recurrence: 0,
+  upgrades: [...DEFAULT_UPGRADES],
   preset: null,
 });
 
@@ -173,12 +194,13 @@ export const PRESETS: Readonly<Record<PresetName, Readonly<Environment>>> = Obje
   },
 });
 
-type NumericKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule'>;
+type NumericKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule' | 'sampleOn'>;
 
 /** Raw values as they come from flags or a form: strings or numbers, all optional. */
 export type SimOverrides = Partial<Record<NumericKey, string | number>> & {
   upgrades?: string | readonly string[];
   stopRule?: string;
+  sampleOn?: string;
 };
 
 interface NumberRule {
@@ -208,10 +230,19 @@ const RULES: Record<NumericKey, NumberRule> = {
   maxRounds: { flag: '--max-rounds', kind: 'int', min: 1, max: 1000 },
   stopWindow: { flag: '--stop-window', kind: 'int', min: 1, max: 100 },
   shrinkRatio: { flag: '--shrink-ratio', kind: 'prob' },
+  samples: { flag: '--samples', kind: 'int', min: 1, max: 15 },
+  block: { flag: '--block', kind: 'int', min: 1, max: 15 },
+  sampleDetection: { flag: '--sample-detection', kind: 'prob' },
+  recurrence: { flag: '--recurrence', kind: 'prob' },
 };
 
 /** Every key a caller may override (the CLI maps each flag to one). */
-export const OVERRIDE_KEYS = [...(Object.keys(RULES) as NumericKey[]), 'upgrades', 'stopRule'] as const;
+export const OVERRIDE_KEYS = [
+  ...(Object.keys(RULES) as NumericKey[]),
+  'upgrades',
+  'stopRule',
+  'sampleOn',
+] as const;
 
 /** The flag that sets a numeric parameter (for messages that name it). */
 export const flagOf = (key: NumericKey): string => RULES[key].flag;
@@ -245,7 +276,7 @@ export function parseUpgrades(raw: string | readonly string[]): Upgrade[] {
   for (const p of parts) {
     if (!(UPGRADES as readonly string[]).includes(p)) {
       throw new UsageError(
-        `--upgrades: expected a comma-separated list of U1, U2, U3, U4 or "none", got ${JSON.stringify(p)}`,
+        `--upgrades: expected a comma-separated list of ${UPGRADES.join(', ')} or "none", got ${JSON.stringify(p)}`,
         { flag: '--upgrades' },
       );
     }
@@ -264,6 +295,15 @@ function parseStopRule(raw: string): StopRule {
     );
   }
   return raw as StopRule;
+}
+
+function parseSampleOn(raw: string): SampleOn {
+  if (!(SAMPLE_ON as readonly string[]).includes(raw)) {
+    throw new UsageError(`--sample-on: expected one of ${SAMPLE_ON.join(', ')}, got ${JSON.stringify(raw)}`, {
+      flag: '--sample-on',
+    });
+  }
+  return raw as SampleOn;
 }
 
 /** The preset's environment; an unknown name is a usage error naming `--preset`. */
@@ -287,7 +327,7 @@ export function presetEnvironment(preset: string): Environment {
 export function resolveParams(
   preset?: string | null,
   overrides: SimOverrides = {},
-  environment?: Partial<Environment>,
+  environment?: Partial<Environment> & Partial<Pick<SimParams, 'sampleDetection' | 'samples'>>,
 ): SimParams {
   let base: SimParams = { ...DEFAULT_PARAMS, upgrades: [...DEFAULT_PARAMS.upgrades] };
   if (preset !== undefined && preset !== null) {
@@ -300,7 +340,14 @@ export function resolveParams(
     if (raw !== undefined) out[key] = parseNumber(raw, RULES[key]);
   }
   if (overrides.upgrades !== undefined) out.upgrades = parseUpgrades(overrides.upgrades);
+  // A team fitted from sampled logs sampled: its per-sample rates mean something only under U5.
+  else if (environment?.samples !== undefined && !out.upgrades.includes('U5')) {
+    out.upgrades = UPGRADES.filter((u) => u === 'U5' || out.upgrades.includes(u));
+  }
   if (overrides.stopRule !== undefined) out.stopRule = parseStopRule(overrides.stopRule);
+  if (overrides.sampleOn !== undefined) out.sampleOn = parseSampleOn(overrides.sampleOn);
+  // A fitted n smaller than the default threshold lowers the threshold with it unless --block is given.
+  if (overrides.block === undefined && out.block > out.samples) out.block = out.samples;
   return validateParams(out);
 }
 
@@ -309,6 +356,12 @@ export function validateParams(p: SimParams): SimParams {
   for (const key of Object.keys(RULES) as NumericKey[]) parseNumber(p[key], RULES[key]);
   parseUpgrades(p.upgrades);
   parseStopRule(p.stopRule);
+  parseSampleOn(p.sampleOn);
+  if (p.block > p.samples) {
+    throw new UsageError(`--block: must be at most --samples (${p.samples}), got ${p.block}`, {
+      flag: '--block',
+    });
+  }
   if (p.maxRounds < p.cap) {
     throw new UsageError(`--max-rounds: must be at least the cap (${p.cap}), got ${p.maxRounds}`, {
       flag: '--max-rounds',

@@ -51,6 +51,8 @@ export const OUTCOME_ROWS: readonly [string, (s: SideSummary) => string][] = [
   ['of which defects / conflicts', (s) => `${num(s.shippedDefects)} / ${num(s.shippedConflicts)}`],
   ['Rework rounds spent on false blockers (mean)', (s) => numCi(s.wastedRounds, s.ci.wastedRounds)],
   ['False blockers reworked (mean)', (s) => num(s.falseReworks)],
+  ['Reviewer / refuter calls (mean)', (s) => `${num(s.reviewCalls)} / ${num(s.refuterCalls)}`],
+  ['Refutations from memory (U6)', (s) => `${num(s.memoryHits)} (${pct(s.memoryHitPct)})`],
 ];
 
 /** A few lines under the SVG chart: the headline outcomes with their intervals. */
@@ -76,7 +78,12 @@ export function renderSimReport(r: SimResult): string {
     `Reviewers ${p.reviewers}, defects ${p.defects}, regions ${p.regions}, detection ${p.detection}, ` +
       `false positives ${p.falsePositive} (vague ${p.vagueFalse}), vague real findings ${p.vague}, ` +
       `inflation ${p.inflation} (gaming U1 ${p.gaming}), oscillation ${p.oscillation}, fix success ${p.fixSuccess}, ` +
-      `refuter accuracy ${p.refuterAccuracy}, simplify ${p.simplify}.`,
+      `refuter accuracy ${p.refuterAccuracy}, simplify ${p.simplify}, recurrence ${p.recurrence}.`,
+    ...(p.upgrades.includes('U5')
+      ? [
+          `U5: ${p.samples} samples (on ${p.sampleOn}), blocking at ${p.block} of ${p.samples}, per-sample detection ${p.sampleDetection}, per-sample false positives ${p.falsePositive}.`,
+        ]
+      : []),
     '',
     head,
     '|---|---|---|---|',

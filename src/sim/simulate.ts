@@ -32,6 +32,14 @@ export interface SideSummary {
   wastedRounds: number;
   /** Mean false blockers reworked. */
   falseReworks: number;
+  /** Mean reviewer calls per trial (U5 counts each sample that ran). */
+  reviewCalls: number;
+  /** Mean refuter calls per trial (U2; U6's memory answers some without one). */
+  refuterCalls: number;
+  /** Mean findings U6 refuted from memory per trial. */
+  memoryHits: number;
+  /** Memory hits among all refutation look-ups (hits + refuter calls), pooled over trials; 0 when none. */
+  memoryHitPct: number;
   /** Wilson intervals for the rates, bootstrap intervals for the means. */
   ci: {
     terminatedPct: Interval;
@@ -72,6 +80,9 @@ export function summarize(outcomes: TrialOutcome[], length: number, seed: number
   let defects = 0;
   let conflicts = 0;
   let reworks = 0;
+  let reviewCalls = 0;
+  let refuterCalls = 0;
+  let memoryHits = 0;
   outcomes.forEach((o, t) => {
     count[o.stop]++;
     if (o.falseEscalation) falseEsc++;
@@ -81,6 +92,9 @@ export function summarize(outcomes: TrialOutcome[], length: number, seed: number
     defects += o.shippedDefects;
     conflicts += o.shippedConflicts;
     reworks += o.falseReworks;
+    reviewCalls += o.reviewCalls;
+    refuterCalls += o.refuterCalls;
+    memoryHits += o.memoryHits;
     const last = o.blocking[o.blocking.length - 1] ?? 0;
     for (let k = 0; k < length; k++) perRound[k]! += o.blocking[k] ?? last;
   });
@@ -105,6 +119,11 @@ export function summarize(outcomes: TrialOutcome[], length: number, seed: number
     shippedConflicts: fixed(conflicts / n, 3),
     wastedRounds: mean(wasted),
     falseReworks: fixed(reworks / n, 3),
+    reviewCalls: fixed(reviewCalls / n, 3),
+    refuterCalls: fixed(refuterCalls / n, 3),
+    memoryHits: fixed(memoryHits / n, 3),
+    memoryHitPct:
+      memoryHits + refuterCalls === 0 ? 0 : fixed((100 * memoryHits) / (memoryHits + refuterCalls), 1),
     ci: {
       terminatedPct: pctInterval(wilson(n - count.running, n)),
       convergedPct: pctInterval(wilson(count.converged, n)),

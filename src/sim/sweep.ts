@@ -4,13 +4,16 @@
  * recommendation that says whether the intervals separate it from the next
  * best. Pure and deterministic (every point uses the same seed).
  */
-import { type SimParams, UPGRADES, type Upgrade, validateParams } from './params.js';
+import { DEFAULT_UPGRADES, type SimParams, type Upgrade, validateParams } from './params.js';
 import { type Interval, simulate } from './simulate.js';
+import { type SampleSweep, sweepSamples } from './sweep-samples.js';
+
+export { type SamplePoint, type SampleSweep, SWEEP_SAMPLES, sweepSamples } from './sweep-samples.js';
 
 export const SWEEP_WINDOWS = [1, 2, 3, 4, 5] as const;
 export const SWEEP_RATIOS = [0.05, 0.1, 0.2, 0.3, 0.5] as const;
 /** Upgrades on (U1-U4) or off (the stop rule alone, so the window and ratio still matter). */
-export const SWEEP_UPGRADES: readonly (readonly Upgrade[])[] = [UPGRADES, ['U4']];
+export const SWEEP_UPGRADES: readonly (readonly Upgrade[])[] = [DEFAULT_UPGRADES, ['U4']];
 
 export interface SweepPoint {
   stopWindow: number;
@@ -34,6 +37,8 @@ export interface SweepResult {
   /** Whether the shipped intervals of the two do not overlap. */
   separated: boolean;
   confidence: string;
+  /** U5's sample count and threshold swept over the same environment (its own frontier and rule). */
+  samples: SampleSweep;
 }
 
 const dominates = (a: SweepPoint, b: SweepPoint) =>
@@ -88,11 +93,33 @@ export function sweep(base: SimParams): SweepResult {
       : separated
         ? 'its shipped interval does not overlap the runner-up: the difference is more than chance at this trial count'
         : 'its shipped interval overlaps the runner-up: at this trial count the two are not told apart (raise --trials)';
-  return { points, recommended, runnerUp, separated, confidence };
+  return { points, recommended, runnerUp, separated, confidence, samples: sweepSamples(base) };
 }
 
 const policy = (p: SweepPoint) =>
   `stopWindow ${p.stopWindow}, shrinkRatio ${p.shrinkRatio}, ${p.upgrades.length ? p.upgrades.join('+') : 'no upgrades'}`;
+
+function renderSampleSweep(r: SampleSweep): string {
+  const lines = [
+    `## Repeat sampling (U5): ${r.points.length} points of n and block, ${r.points.filter((p) => p.onFrontier).length} on the rounds / shipped / calls frontier`,
+    '',
+    '| n | block | mean rounds [95 %] | shipped [95 %] | calls (reviewer + refuter) | false reworks | frontier |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const p of r.points) {
+    lines.push(
+      `| ${p.samples} | ${p.block} | ${p.meanRounds.toFixed(2)} [${p.roundsCi[0].toFixed(2)}, ${p.roundsCi[1].toFixed(2)}] | ${p.shipped.toFixed(3)} [${p.shippedCi[0].toFixed(3)}, ${p.shippedCi[1].toFixed(3)}] | ${p.calls.toFixed(1)} (${p.reviewCalls.toFixed(1)} + ${p.refuterCalls.toFixed(1)}) | ${p.falseReworks.toFixed(2)} | ${p.onFrontier ? 'yes' : ''} |`,
+    );
+  }
+  const best = r.recommended;
+  lines.push(
+    '',
+    `Recommended: n ${best.samples}, block ${best.block} (${best.meanRounds.toFixed(2)} rounds, ${best.shipped.toFixed(3)} shipped, ${best.calls.toFixed(1)} calls).`,
+    `Rule: ${r.rule}.`,
+    '',
+  );
+  return lines.join('\n');
+}
 
 /** The frontier table and the recommendation, as markdown. */
 export function renderSweepReport(r: SweepResult): string {
@@ -113,6 +140,7 @@ export function renderSweepReport(r: SweepResult): string {
       (r.runnerUp ? `; runner-up: ${policy(r.runnerUp)}.` : '.'),
     `Confidence: ${r.confidence}.`,
     '',
+    renderSampleSweep(r.samples),
   );
   return lines.join('\n');
 }

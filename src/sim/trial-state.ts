@@ -33,12 +33,21 @@ export interface TrialOutcome {
   conflictsFixed: number;
   /** Conflict findings U3 put out of scope (the line rule keeps a conflict born of rework in scope: 0). */
   conflictsDemoted: number;
+  /** Reviewer calls: one per reviewer per round, or U5's samples. */
+  reviewCalls: number;
+  /** Refuter calls (U2): one per finding judged, none for a finding U6 remembered. */
+  refuterCalls: number;
+  /** Findings U6 answered from memory instead of calling the refuter. */
+  memoryHits: number;
 }
 
 // Stream lanes of a round: the fixed-count review draws, then draws keyed by item (slotUniform).
 const LANE_MAIN = 0;
 const LANE_CONFLICTS = 1;
 const LANE_REWORK = 2;
+// U5's samples and the recurrence draws have lanes of their own, so turning them on leaves the other draws alone.
+const LANE_SAMPLES = 3;
+const LANE_RECUR = 4;
 const DEFECT = 0;
 const FALSE = 1;
 const CONFLICT = 2;
@@ -47,11 +56,15 @@ const BLOCKED = 0;
 const REFUTED = 1;
 const GATED = 2;
 const SCOPED = 3;
+/** Raised by fewer than U5's `block` samples and not sent to the refuter: reported, never blocking. */
+const SAMPLED = 4;
 
 /** One finding as a simulated round log carries it (the export's fields `analyze` and `--fit` read). */
 export interface SimLogFinding {
   reviewer: string;
   severity: 'MAJOR' | 'MODERATE';
+  /** U5: how many of the reviewer's samples raised it, of how many that ran. */
+  reproduction?: { seen: number; of: number };
   overturned: boolean;
   refuted: boolean;
   demotedBy: 'no_scenario' | 'scope_lock' | null;
@@ -83,6 +96,26 @@ export class TrialState {
   private readonly u1: boolean;
   private readonly u2: boolean;
   private readonly u3: boolean;
+  private readonly u5: boolean;
+  private readonly u6: boolean;
+  private readonly samples: number;
+  private readonly need: number;
+  private readonly sampleRng = new Mulberry32();
+  /** Per defect: how many of this reviewer's samples raised it this round. */
+  private readonly seenBy: Int32Array;
+  private fpSeen = 0;
+  private nitSeen = 0;
+  private ran = 1;
+  /** U6: the round each claim was refuted in (0: not remembered), by defect, false claim, nit and conflict. */
+  private readonly memDefect: Int32Array;
+  private readonly memFalse: Int32Array;
+  private readonly memNit: Int32Array;
+  private readonly memConflict: Int32Array;
+  /** The region of each reviewer's last false claim (-1: none), which a recurring false positive repeats. */
+  private readonly lastFalse: Int32Array;
+  private reviewCalls = 0;
+  private refuterCalls = 0;
+  private memoryHits = 0;
   private readonly rng = new Mulberry32();
   private readonly visible: Uint8Array;
   private readonly defectRegion: Int32Array;
@@ -109,6 +142,8 @@ export class TrialState {
   /** Per raised finding: reported MODERATE (1) or MAJOR (0), and what became of it (a FATE). */
   private readonly rModerate: Uint8Array;
   private readonly rFate: Uint8Array;
+  private readonly rSeen: Int32Array;
+  private readonly rOf: Int32Array;
   private pN = 0;
   private readonly pRev: Int32Array;
   private readonly pReg: Int32Array;
@@ -152,6 +187,16 @@ export class TrialState {
     this.u1 = upgrades.includes('U1');
     this.u2 = upgrades.includes('U2');
     this.u3 = upgrades.includes('U3');
+    this.u5 = upgrades.includes('U5');
+    this.u6 = upgrades.includes('U6');
+    this.samples = this.u5 ? p.samples : 1;
+    this.need = this.u5 ? p.block : 1;
+    this.seenBy = new Int32Array(D);
+    this.memDefect = new Int32Array(R * D);
+    this.memFalse = new Int32Array(R * G);
+    this.memNit = new Int32Array(R * G);
+    this.memConflict = new Int32Array(R * G);
+    this.lastFalse = new Int32Array(R);
     this.visible = new Uint8Array(R * D);
     this.defectRegion = new Int32Array(D);
     this.order = new Int32Array(G);
@@ -171,6 +216,8 @@ export class TrialState {
     this.rReg = new Int32Array(most);
     this.rModerate = new Uint8Array(most);
     this.rFate = new Uint8Array(most);
+    this.rSeen = new Int32Array(most);
+    this.rOf = new Int32Array(most);
     this.pRev = new Int32Array(most);
     this.pReg = new Int32Array(most);
     this.diffLines = LINES_PER_REGION * G;
@@ -214,6 +261,14 @@ export class TrialState {
     this.conflictsBorn = 0;
     this.conflictsFixed = 0;
     this.conflictsDemoted = 0;
+    this.memDefect.fill(0);
+    this.memFalse.fill(0);
+    this.memNit.fill(0);
+    this.memConflict.fill(0);
+    this.lastFalse.fill(-1);
+    this.reviewCalls = 0;
+    this.refuterCalls = 0;
+    this.memoryHits = 0;
     return this;
   }
 
@@ -222,13 +277,79 @@ export class TrialState {
     return this.passedAt[i]! > 0 && this.changedAt[g]! < this.passedAt[i]!;
   }
 
-  /** Records a finding reviewer `i` reported on region `g` and what became of it. */
-  private raise(i: number, g: number, moderate: number, fate: number): void {
+  /** Records a finding reviewer `i` reported on region `g`, seen by `seen` of the samples, and what became of it. */
+  private raise(i: number, g: number, moderate: number, fate: number, seen = this.ran): void {
     this.rRev[this.rN] = i;
     this.rReg[this.rN] = g;
     this.rModerate[this.rN] = moderate;
+    this.rSeen[this.rN] = seen;
+    this.rOf[this.rN] = this.ran;
     this.rFate[this.rN++] = fate;
     this.reported[i]! += 1;
+  }
+
+  /**
+   * U2 with U6's memory: a claim refuted earlier is refuted again without a
+   * call while its region is unchanged since (a rework that edits the region
+   * forgets it); otherwise the refuter is called, and a refutation is remembered.
+   */
+  private refutes(memory: Int32Array, slot: number, g: number, refuted: boolean, round: number): boolean {
+    if (this.u6) {
+      const at = memory[slot]!;
+      if (at > 0 && this.changedAt[g]! < at) {
+        this.memoryHits++;
+        return true;
+      }
+    }
+    this.refuterCalls++;
+    if (refuted && this.u6) memory[slot] = round;
+    return refuted;
+  }
+
+  /** U5's threshold: a finding some sample raised, but fewer than `block`, blocks only through the refuter (MAJOR, U2) or not at all. */
+  private lone(seen: number, moderate: boolean): boolean {
+    return seen < this.need && (moderate || !this.u2);
+  }
+
+  /**
+   * U5: draws what each of reviewer `i`'s samples raises (a fixed count of
+   * draws on the samples' own lane) and counts, per finding, the samples that
+   * raised it. With `on: blockers` the n - 1 extra samples run only when the
+   * first raised a finding; then the counts are of that one sample.
+   */
+  private sample(i: number): void {
+    const { D, samples, sampleRng } = this;
+    this.seenBy.fill(0);
+    this.fpSeen = 0;
+    this.nitSeen = 0;
+    let firstRaised = false;
+    for (let k = 0; k < samples; k++) {
+      for (let d = 0; d < D; d++) {
+        const hit =
+          sampleRng.next() < this.p.sampleDetection && this.open[d] === 1 && this.visible[i * D + d] === 1;
+        if (hit) this.seenBy[d]! += 1;
+        if (hit && k === 0) firstRaised = true;
+      }
+      const fp = sampleRng.next() < this.falsePositive;
+      const nit = sampleRng.next() < this.inflation;
+      if (fp) this.fpSeen++;
+      if (nit) this.nitSeen++;
+      if (k === 0 && (fp || nit)) firstRaised = true;
+    }
+    if (this.p.sampleOn === 'blockers' && samples > 1 && !firstRaised && !this.ownsConflict(i)) {
+      // The first sample raised nothing, so the others never ran: the reviewer reports nothing.
+      this.seenBy.fill(0);
+      this.fpSeen = 0;
+      this.nitSeen = 0;
+      this.ran = 1;
+    } else this.ran = samples;
+    this.reviewCalls += this.ran;
+  }
+
+  private ownsConflict(i: number): boolean {
+    if (this.openConflicts === 0) return false;
+    for (let g = 0; g < this.G; g++) if (this.conflict[i * this.G + g] === 1) return true;
+    return false;
   }
 
   private block(kind: number, i: number, g: number, item: number): void {
@@ -239,8 +360,12 @@ export class TrialState {
     if (kind === FALSE) this.falseBlockers++;
   }
 
-  private fate(gated: boolean, scoped: boolean, refuted: boolean): number {
-    return gated ? GATED : scoped ? SCOPED : refuted ? REFUTED : BLOCKED;
+  /** Gate, scope, U5's threshold, then the refuter: the refuter is asked (and counted) only when the rest let the finding through. */
+  private fate(gated: boolean, scoped: boolean, lone: boolean, u2: boolean, refute: () => boolean): number {
+    if (gated) return GATED;
+    if (scoped) return SCOPED;
+    if (lone) return SAMPLED;
+    return u2 && refute() ? REFUTED : BLOCKED;
   }
 
   /** This round's findings in the round-log format `analyze` and `--fit` read (line = region). */
@@ -251,6 +376,7 @@ export class TrialState {
       out.push({
         reviewer: NAMES[this.rRev[k]!]!,
         severity: this.rModerate[k] === 1 ? 'MODERATE' : 'MAJOR',
+        ...(this.u5 ? { reproduction: { seen: this.rSeen[k]!, of: this.rOf[k]! } } : {}),
         overturned: fate === REFUTED,
         refuted: fate === REFUTED,
         demotedBy: fate === GATED ? 'no_scenario' : fate === SCOPED ? 'scope_lock' : null,
@@ -264,9 +390,11 @@ export class TrialState {
 
   /** Review, gate and refute: afterwards `blockerCount` is the round's blocking count. */
   review(round: number): void {
-    const { R, D, G, u1, u2, u3, rng, acc } = this;
+    const { R, D, G, u1, u2, u3, u5, rng, acc } = this;
     rng.reseed(streamSeed(this.seed, this.trial, round, LANE_MAIN));
     const ckey = streamSeed(this.seed, this.trial, round, LANE_CONFLICTS);
+    if (u5) this.sampleRng.reseed(streamSeed(this.seed, this.trial, round, LANE_SAMPLES));
+    const recur = this.p.recurrence > 0 ? streamSeed(this.seed, this.trial, round, LANE_RECUR) : 0;
     this.blockedBy.fill(-1);
     this.demoted.fill(0);
     this.reported.fill(0);
@@ -274,22 +402,31 @@ export class TrialState {
     this.rN = 0;
     this.falseBlockers = 0;
     for (let i = 0; i < R; i++) {
+      if (u5) this.sample(i);
+      else this.reviewCalls++;
       for (let d = 0; d < D; d++) {
         const uVague = rng.next();
         const uRefute = rng.next();
         if (this.open[d] === 0 || this.visible[i * D + d] === 0) continue;
+        const seen = u5 ? this.seenBy[d]! : 1;
+        if (seen === 0) continue;
         const g = this.defectRegion[d]!;
         if (u1 && uVague < this.vague) {
-          this.raise(i, g, 0, GATED);
+          this.raise(i, g, 0, GATED, seen);
           this.demoted[d] = 1; // a MINOR now, fixed on the side
           continue;
         }
-        // Under U3 a real defect stays in scope: its reviewer can say what the earlier pass missed.
-        if (u2 && uRefute >= acc) {
-          this.raise(i, g, 0, REFUTED); // wrongly refuted: it stays in the code
+        if (this.lone(seen, false)) {
+          this.raise(i, g, 0, SAMPLED, seen);
+          this.demoted[d] = 1; // below the threshold it blocks nothing: a MINOR, fixed on the side
           continue;
         }
-        this.raise(i, g, 0, BLOCKED);
+        // Under U3 a real defect stays in scope: its reviewer can say what the earlier pass missed.
+        if (u2 && this.refutes(this.memDefect, i * D + d, g, uRefute >= acc, round)) {
+          this.raise(i, g, 0, REFUTED, seen); // wrongly refuted: it stays in the code
+          continue;
+        }
+        this.raise(i, g, 0, BLOCKED, seen);
         if (this.blockedBy[d] === -1) this.blockedBy[d] = i;
         this.block(DEFECT, i, g, d);
       }
@@ -297,40 +434,55 @@ export class TrialState {
       const uFpVague = rng.next();
       const uFpRefute = rng.next();
       const uFpRegion = rng.next();
-      if (uFp < this.falsePositive) {
-        const g = Math.floor(uFpRegion * G);
+      const fpSeen = u5 ? this.fpSeen : uFp < this.falsePositive ? 1 : 0;
+      if (fpSeen > 0) {
+        const last = this.lastFalse[i]!;
+        const g =
+          last >= 0 && recur !== 0 && slotUniform(recur, i, 0) < this.p.recurrence
+            ? last
+            : Math.floor(uFpRegion * G);
+        this.lastFalse[i] = g;
         const fate = this.fate(
           u1 && uFpVague < this.vagueFalse,
           u3 && this.outOfScope(i, g),
-          u2 && uFpRefute < acc,
+          this.lone(fpSeen, false),
+          u2,
+          () => this.refutes(this.memFalse, i * G + g, g, uFpRefute < acc, round),
         );
-        this.raise(i, g, 0, fate);
+        this.raise(i, g, 0, fate, fpSeen);
         if (fate === BLOCKED) this.block(FALSE, i, g, D + i);
       }
       const uInf = rng.next();
       const uGame = rng.next();
       const uInfRefute = rng.next();
       const uInfRegion = rng.next();
-      if (uInf < this.inflation) {
+      const nitSeen = u5 ? this.nitSeen : uInf < this.inflation ? 1 : 0;
+      if (nitSeen > 0) {
         const g = Math.floor(uInfRegion * G);
         // U1 is gameable: a nit that arrives with a plausible scenario passes the gate.
         const fate = this.fate(
           u1 && uGame >= this.gaming,
           u3 && this.outOfScope(i, g),
-          u2 && uInfRefute < acc,
+          this.lone(nitSeen, true),
+          u2,
+          () => this.refutes(this.memNit, i * G + g, g, uInfRefute < acc, round),
         );
-        this.raise(i, g, 1, fate);
+        this.raise(i, g, 1, fate, nitSeen);
         if (fate === BLOCKED) this.block(FALSE, i, g, D + R + i);
       }
     }
     if (this.openConflicts > 0) {
+      this.ran = this.samples; // a reviewer that owns a conflict ran every sample
       for (let k = 0; k < R * G; k++) {
         if (this.conflict[k] === 0) continue;
         const i = Math.floor(k / G);
         const g = k % G;
-        // A conflict names the clause it violates: never vague. Wrongly refuted, it is raised again next round.
-        const fate = this.fate(false, u3 && this.outOfScope(i, g), u2 && slotUniform(ckey, k, 0) >= acc);
-        this.raise(i, g, 1, fate);
+        // A conflict names the clause it violates: never vague, and every sample raises it.
+        // Wrongly refuted, it is raised again next round (unless U6 remembers the refutation).
+        const fate = this.fate(false, u3 && this.outOfScope(i, g), false, u2, () =>
+          this.refutes(this.memConflict, k, g, slotUniform(ckey, k, 0) >= acc, round),
+        );
+        this.raise(i, g, 1, fate, this.samples);
         if (fate === SCOPED) this.conflictsDemoted++;
         if (fate === BLOCKED) this.block(CONFLICT, i, g, k);
       }
@@ -457,6 +609,9 @@ export class TrialState {
       conflictsBorn: this.conflictsBorn,
       conflictsFixed: this.conflictsFixed,
       conflictsDemoted: this.conflictsDemoted,
+      reviewCalls: this.reviewCalls,
+      refuterCalls: this.refuterCalls,
+      memoryHits: this.memoryHits,
     };
   }
 }

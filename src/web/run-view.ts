@@ -60,6 +60,7 @@ export function findingView(f: FindingRow): FindingView {
     settlement: f.settlement,
     blocking: because === null,
     because,
+    ...(f.reproduction ? { reproduction: f.reproduction } : {}),
   };
 }
 
@@ -78,18 +79,22 @@ export function verdictViews(verdicts: ReviewResult['verdicts']): VerdictView[] 
   for (const v of verdicts) {
     const seen = out.get(v.reviewer);
     const found = v.verdict === 'findings' ? 1 : 0;
+    const samples = v.sample !== undefined ? { samples: v.sample + 1 } : {};
     if (!seen) {
       out.set(v.reviewer, {
         reviewer: v.reviewer,
         verdict: v.verdict,
         modelId: v.modelId,
         ...(v.chunk ? { parts: { count: 1, withFindings: found } } : {}),
+        ...samples,
       });
       continue;
     }
     if (v.verdict === 'findings') seen.verdict = 'findings';
     seen.modelId ??= v.modelId;
-    if (seen.parts) {
+    if (v.sample !== undefined) seen.samples = Math.max(seen.samples ?? 1, v.sample + 1);
+    // A part's later samples are the same part again.
+    if (seen.parts && !v.sample) {
       seen.parts.count++;
       seen.parts.withFindings += found;
     }

@@ -51,6 +51,8 @@ export interface FindingView {
   settlement: Settlement | null;
   blocking: boolean;
   because: NotBlockingBecause;
+  /** Under repeat sampling: how many of the reviewer's samples found it. */
+  reproduction?: { seen: number; of: number };
 }
 
 export interface AttemptView {
@@ -68,6 +70,8 @@ export interface VerdictView {
   modelId: string | null;
   /** The chunks the diff was reviewed in (each its own call), and how many of them had findings. */
   parts?: { count: number; withFindings: number };
+  /** Under repeat sampling: the most samples drawn on one of its prompts. */
+  samples?: number;
 }
 
 export interface CoverageView {

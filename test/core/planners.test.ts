@@ -141,7 +141,7 @@ describe('refute planner: which blockers go to the refuter, what each decision d
     expect(plan.targets.map((x) => x.id)).toEqual(['a0', 'a1', 'b0']);
     expect(plan.overCap).toEqual(['a2']);
     const none = refutationTargets(many, 1, { hasRefuter: false, spentUsd: 0, budgets, maxPerReply: 2 });
-    expect(none).toEqual({ targets: [], overCap: [] });
+    expect(none).toEqual({ targets: [], overCap: [], remembered: [] });
   });
   it('records the decision with the refuter and the model it reported', () => {
     expect(

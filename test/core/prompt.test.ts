@@ -7,6 +7,7 @@ import {
   TEMPLATES,
 } from '../../src/core/prompt.js';
 import type { ReportedFinding } from '../../src/core/types.js';
+import { sha256 } from '../../src/io/hash.js';
 
 const claim: ReportedFinding = {
   severity: 'MAJOR',
@@ -20,7 +21,7 @@ const claim: ReportedFinding = {
 // Invariant 6: the prompt is hashed into the call key, so it must be a pure function of frozen inputs.
 describe('invariant 6: prompts are pure functions of frozen inputs', () => {
   it('the same inputs give byte-identical prompts, and any input changes them', () => {
-    const p = { reviewer: 'correctness', criteria: 'R1: cents', diff: '+a' };
+    const p = { reviewer: 'correctness', criteria: 'R1: cents', diff: '+a', hash: sha256 };
     expect(reviewerPrompt(p)).toBe(reviewerPrompt({ ...p }));
     for (const k of ['reviewer', 'criteria', 'diff'] as const)
       expect(reviewerPrompt({ ...p, [k]: `${p[k]}x` })).not.toBe(reviewerPrompt(p));
@@ -31,7 +32,7 @@ describe('invariant 6: prompts are pure functions of frozen inputs', () => {
   });
 
   it('the refuter sees only the criteria, the diff and the one claim', () => {
-    const text = refuterPrompt({ criteria: 'R1: cents', diff: '+a', claim });
+    const text = refuterPrompt({ criteria: 'R1: cents', diff: '+a', claim, hash: sha256 });
     expect(text).toContain('File: src/cart.ts:10-12');
     expect(text).toContain('Failure scenario: an empty cart is charged NaN');
     expect(text).toContain('Violated clause: (none given)');
@@ -43,6 +44,7 @@ describe('invariant 6: prompts are pure functions of frozen inputs', () => {
     const text = fixerPrompt({
       criteria: 'R1',
       diff: '+a',
+      hash: sha256,
       blockers: [
         { id: 'f1', finding: claim },
         { id: 'f2', finding: { ...claim, endLine: undefined, line: 40 } },

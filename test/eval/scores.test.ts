@@ -37,6 +37,7 @@ function ran(
     findings,
     rounds: 1,
     costUsd: 0.01,
+    calls: 2,
     seconds: 1,
     matches,
   };

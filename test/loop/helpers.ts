@@ -81,6 +81,8 @@ export async function deposit(n) {
 export interface AgentStep {
   call?: number;
   round?: number;
+  /** Only this sample of a sampled reviewer (REVLOOP_SAMPLE; 0 when absent). */
+  sample?: number;
   when?: string;
   sleepMs?: number;
   exit?: number;

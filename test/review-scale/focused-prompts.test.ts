@@ -154,7 +154,7 @@ describe('refuter and fixer prompts on a change many times review.chunkBytes', (
       const prompt = promptOf(role);
       expect(prompt, role).toContain('diff --git a/src/calc.js b/src/calc.js');
       expect(prompt, role).not.toContain('diff --git a/src/other');
-      expect(prompt, role).toContain('of src/calc.js only');
+      expect(prompt, role).toContain('of "src/calc.js" only');
       // The template, the criteria and the claims besides the cut diff: bounded by the limit, not the change.
       expect(Buffer.byteLength(prompt), role).toBeLessThan(LIMIT + 4000);
     }

@@ -292,7 +292,9 @@ describe('point 3: chunked review with coverage', () => {
       );
       expect(v?.callKey).toBe(key);
       const prompt = readFileSync(join(r.dir, '.revloop', 'prompts', `${row?.promptDigest}.txt`), 'utf8');
-      expect(prompt).toContain('## Diff\ndiff --git a/src/calc.js b/src/calc.js');
+      expect(prompt).toMatch(
+        /## Diff\n<<<REVLOOP-DATA-[0-9a-f]{32}\ndiff --git a\/src\/calc.js b\/src\/calc.js/,
+      );
     } finally {
       await p.close();
     }
@@ -304,7 +306,8 @@ describe('point 3: chunked review with coverage', () => {
       change,
     });
     repos.push(r);
-    r.plan({ reviewer: [{ when: 'part 2 of', exit: 1 }, { reply: pass }] });
+    // The last file is never in the first chunk: the chunks before it are answered and stay recorded.
+    r.plan({ reviewer: [{ when: 'diff --git a/src/d.js', exit: 1 }, { reply: pass }] });
     const res = await runCli(['review', '--head', 'topic', '--json'], { cwd: r.dir });
     expect(res.json).toMatchObject({ status: 'failed', outcome: null, record: null });
     const rep = await replayedReportIn(r, res.json?.runId as string);

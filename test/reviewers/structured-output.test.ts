@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReviewerConfig } from '../../src/core/config.js';
 import { reviewerPrompt } from '../../src/core/prompt.js';
+import { sha256 } from '../../src/io/hash.js';
 import type { CallResult } from '../../src/ports/reviewer.js';
 import { createReviewer } from '../../src/reviewers/index.js';
 import { replySchema } from '../../src/reviewers/structured-output.js';
@@ -36,6 +37,7 @@ const prompt = reviewerPrompt({
   criteria: 'R1',
   diff: '+x',
   instructions: 'be brief',
+  hash: sha256,
 });
 
 function call(adapter: 'openai' | 'anthropic', sampling?: { temperature: number | null; seed?: number }) {

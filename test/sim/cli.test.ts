@@ -31,6 +31,10 @@ describe('revloop sim (the built binary)', () => {
       'shippedConflicts',
       'wastedRounds',
       'falseReworks',
+      'reviewCalls',
+      'refuterCalls',
+      'memoryHits',
+      'memoryHitPct',
       'ci',
     ]);
     expect(a.stdout).toBe(`${JSON.stringify(simulate(resolveParams(null, { seed: 7 })), null, 2)}\n`);
@@ -64,6 +68,9 @@ describe('revloop sim (the built binary)', () => {
     [['--shrink-ratio', '1.5'], '--shrink-ratio'],
     [['--regions', '0'], '--regions'],
     [['--gaming', '-0.1'], '--gaming'],
+    [['--samples', '3', '--block', '4'], '--block'],
+    [['--sample-detection', '2'], '--sample-detection'],
+    [['--recurrence', 'often'], '--recurrence'],
   ])('exits 2 naming the flag for %j', (flags, flag) => {
     const r = revloop(['sim', ...flags]);
     expect(r.status).toBe(2);
@@ -75,6 +82,7 @@ describe('revloop sim (the built binary)', () => {
   it.each([
     [['--preset', 'sunny'], '--preset <p>', 'healthy, hostile, oscillating, inflating'],
     [['--stop-rule', 'vibes'], '--stop-rule <r>', 'evidence, count'],
+    [['--sample-on', 'never'], '--sample-on <when>', 'all, blockers'],
   ])('exits 2 naming the flag and its choices for %j', (flags, flag, choices) => {
     const r = revloop(['sim', ...flags]);
     expect(r.status).toBe(2);

@@ -43,7 +43,7 @@ describe('resolveParams', () => {
     ['--cap', { cap: '0' }, null],
     ['--max-rounds', { maxRounds: '0' }, null],
     ['--max-rounds', { cap: '12', maxRounds: '11' }, null],
-    ['--upgrades', { upgrades: 'U1,U5' }, null],
+    ['--upgrades', { upgrades: 'U1,U7' }, null],
     ['--preset', {}, 'friendly'],
   ];
   it.each(bad)('rejects a bad %s with a UsageError naming the flag', (flag, overrides, preset) => {

@@ -625,6 +625,66 @@ export function runStoreContract(
         ]);
       });
 
+      it('records a refutation answered from memory with its origin, and the facts it was decided from', async () => {
+        const lease = await running();
+        const f0 = finding(lease.runId, 'ck', 0);
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'review',
+          result: reviewResult(),
+          findings: [f0],
+        });
+        const origin = { runId: 'run-earlier', round: 2, findingId: 'f-earlier', callKey: 'rk-earlier' };
+        const remembered = {
+          decision: 'refuted' as const,
+          by: 'skeptic (m1)',
+          reason: 'refuted earlier in run run-earlier, round 2, by skeptic (m1): guarded',
+          callKey: 'rk-earlier',
+          origin,
+        };
+        const result = {
+          ...refuteResult(),
+          memory: [
+            {
+              forFinding: f0.id,
+              judged: {
+                findingId: 'f-earlier',
+                runId: 'run-earlier',
+                runCreatedAt: 1,
+                round: 2,
+                changeKey: 'repo#1',
+                reviewer: 'r',
+                file: 'a.ts',
+                line: 1,
+                endLine: 2,
+                revision: 'c1',
+                fingerprint: 'fp',
+                severity: 'MAJOR' as const,
+                reportedSeverity: 'MAJOR' as const,
+                content: 'digest',
+                refuter: 'identity',
+                refutation: {
+                  decision: 'refuted' as const,
+                  by: 'skeptic (m1)',
+                  reason: 'guarded',
+                  callKey: 'rk-earlier',
+                },
+              },
+              now: { file: 'a.ts', range: { start: 1, end: 2 } },
+            },
+          ],
+          remembered: [{ findingId: f0.id, origin }],
+        };
+        await store.completeStage(lease, {
+          round: 1,
+          stage: 'refute',
+          result,
+          refutations: [{ findingId: f0.id, refutation: remembered }],
+        });
+        expect((await store.listFindings(lease.runId))[0]?.refutation).toEqual(remembered);
+        expect((await stageOf(store, lease.runId, 1, 'refute'))?.result).toEqual(result);
+      });
+
       it("records inherited settlements with the decision, never over a person's own", async () => {
         const lease = await running();
         const f0 = finding(lease.runId, 'ck', 0);
@@ -780,6 +840,41 @@ export function runStoreContract(
       expect(plain?.content).toBeNull();
       expect(plain?.settlement).toEqual({ by: 'bob', decision: 'upheld', note: null, at: 100 });
       expect(plain?.settlement?.origin).toBeUndefined();
+    });
+
+    it("keeps a finding's reproduction count under repeat sampling, and none when one sample was drawn", async () => {
+      const lease = await running();
+      const demoted = {
+        ...finding(lease.runId, 'ck', 0),
+        severity: 'MINOR' as const,
+        gate: {
+          kind: 'demoted' as const,
+          rule: 'unreproduced' as const,
+          from: 'MODERATE' as const,
+          seen: 1,
+          of: 3,
+        },
+        reproduction: { seen: 1, of: 3 },
+      };
+      const kept = { ...finding(lease.runId, 'ck', 1), reproduction: { seen: 2, of: 3 } };
+      const single = finding(lease.runId, 'ck', 2);
+      await store.completeStage(lease, {
+        round: 1,
+        stage: 'review',
+        result: reviewResult(),
+        findings: [demoted, kept, single],
+      });
+      const got = await store.listFindings(lease.runId);
+      expect(got.find((f) => f.id === demoted.id)).toMatchObject({
+        gate: demoted.gate,
+        reproduction: { seen: 1, of: 3 },
+      });
+      expect(got.find((f) => f.id === kept.id)).toMatchObject({
+        gate: { kind: 'kept' },
+        reproduction: { seen: 2, of: 3 },
+      });
+      expect(got.find((f) => f.id === kept.id)?.gate).toEqual({ kind: 'kept' });
+      expect(got.find((f) => f.id === single.id)?.reproduction).toBeUndefined();
     });
 
     it("puts a verdict's cost on its run in the same transaction, once (invariant 12)", async () => {

@@ -257,6 +257,15 @@ describe('Loop Lab', () => {
     // A toggle changes the configuration series.
     await page.uncheck('#u-U4');
     await expect.poll(() => text(page.locator('#sim-chart'))).toContain('U1+U2+U3');
+    // U5 and U6 are toggles too; U5's sliders keep block at most n, whichever one moves.
+    await page.check('#u-U5');
+    await expect.poll(() => text(page.locator('#sim-chart'))).toContain('U1+U2+U3+U5');
+    await move('block', 5);
+    expect(await page.locator('input[name="samples"]').inputValue()).toBe('5');
+    await move('samples', 2);
+    expect(await page.locator('input[name="block"]').inputValue()).toBe('2');
+    expect(await text(page.locator('#sim-outcomes'))).toContain('Reviewer / refuter calls');
+    expect(await text(page.locator('#sim-error'))).toBe('');
     await shot(page, 'lab');
     expect(problems).toEqual([]);
     await page.close();

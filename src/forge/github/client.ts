@@ -13,6 +13,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import { CONTROLLER_VERSION } from '../../version.js';
+import { noteRateLimit } from '../rate-limits.js';
 
 // Typed as Octokit itself: the plugins add no REST methods revloop calls, and the
 // plugin-extended type cannot be named in the emitted declarations.
@@ -78,7 +79,7 @@ export function githubClient(o: GitHubClientOptions): GitHubClient {
   const within = (retryAfter: number, _opts: unknown, _k: unknown, count: number): boolean =>
     count < retries && retryAfter <= maxWait;
   const unit = o.retryAfterUnitMs ?? 1000;
-  return new GitHub({
+  const gh = new GitHub({
     auth: o.token,
     baseUrl: o.baseUrl.replace(/\/+$/, ''),
     userAgent: CONTROLLER_VERSION,
@@ -94,4 +95,11 @@ export function githubClient(o: GitHubClientOptions): GitHubClient {
       ...(o.paceWrites === false ? { write: unpaced as never, notifications: unpaced as never } : {}),
     },
   });
+  // Every answer, a refusal included, says what is left of the limit (the service's /metrics shows it).
+  gh.hook.after('request', (res) => noteRateLimit('github', res.headers as Record<string, unknown>));
+  gh.hook.error('request', (err) => {
+    noteRateLimit('github', (err as { response?: { headers?: Record<string, unknown> } }).response?.headers);
+    throw err;
+  });
+  return gh;
 }

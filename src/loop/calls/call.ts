@@ -7,6 +7,7 @@
 import { callKey as makeCallKey } from '../../core/keys.js';
 import type { Lease, RunRow } from '../../core/ledger.js';
 import { nextRetry } from '../../core/retry-policy.js';
+import { samplingOf } from '../../core/samples.js';
 import {
   isRoleVerdict,
   type NewVerdict,
@@ -53,10 +54,10 @@ export interface CallSpec<R extends Role = Role> {
   prompt: string;
   /** The prompt's digest when the caller has it already (a prompt prepared ahead). */
   promptDigest?: string | undefined;
-  /** Which of the call's samples this is (0 when one is drawn): part of its reuse key. */
-  sample?: number | undefined;
   /** A review call on one chunk of a diff too large for one call (its key names the chunk). */
   chunk?: { index: number; files: string[] } | undefined;
+  /** Which of a reviewer's samples on this prompt (`review.samples`; its call and reuse keys name it); absent: the first. */
+  sample?: number | undefined;
   reviewer: Reviewer;
   /** The revision the call looks at. */
   head: string;
@@ -158,6 +159,7 @@ function keyOf(ctx: CallContext, spec: CallSpec, promptDigest: string): string {
       name: spec.name,
       promptDigest,
       chunk: spec.chunk,
+      sample: spec.sample,
     },
     ctx.deps.hash,
   );
@@ -222,7 +224,8 @@ async function makeAttempt<R extends Role>(
     deadlineMs: Math.min(now + snapshot.callSeconds * 1000, ctx.budget.wallDeadline()),
     // Not deps.signal: a stop lets this call finish (the deadline still bounds it).
     signal: undefined,
-    sampling: snapshot.review,
+    sampling: samplingOf(snapshot.review, spec.sample),
+    sample: spec.sample,
     onFirstBytes: spec.onFirstBytes,
   });
   ctx.sideWork.callStarted();

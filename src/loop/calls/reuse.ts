@@ -9,6 +9,7 @@
  */
 import { reuseKey } from '../../core/keys.js';
 import type { RunRow } from '../../core/ledger.js';
+import { samplingOf } from '../../core/samples.js';
 import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
 import type { Role, Stage } from '../../core/types.js';
 import type { LoopDeps } from '../deps.js';
@@ -40,6 +41,8 @@ export function reuseKeyOf(ctx: ReuseContext, spec: ReuseSpec, promptDigest: str
         ? snapshot.refuter
         : null;
   if (agent?.reuse !== 'prompt' || !agent.identityDigest) return null;
+  // What the endpoint is sent for this sample (a later sample is sent its own seed).
+  const sent = samplingOf(snapshot.review, spec.sample);
   return reuseKey(
     {
       repo: snapshot.repo,
@@ -47,7 +50,7 @@ export function reuseKeyOf(ctx: ReuseContext, spec: ReuseSpec, promptDigest: str
       name: spec.name,
       role: spec.role,
       promptDigest,
-      sampling: { temperature: snapshot.review?.temperature ?? null, seed: snapshot.review?.seed },
+      sampling: { temperature: sent?.temperature ?? null, seed: sent?.seed },
       sample: spec.sample ?? 0,
     },
     ctx.deps.hash,

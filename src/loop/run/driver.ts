@@ -174,7 +174,9 @@ function stageHandlers(
         await reviewStage(ctx, lease, round, await diffOf(ctx.run.head), expected(), lines, besideLastCall);
       },
     },
-    refute: { run: async () => refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected()) },
+    refute: {
+      run: async () => refuteStage(ctx, lease, round, await diffOf(ctx.run.head), expected(), lines),
+    },
     decide: {
       run: () => {
         readTreeBefore();

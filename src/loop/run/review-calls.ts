@@ -11,7 +11,10 @@
  * before the round returns). The outcomes are read in configured order
  * (reviewer, then chunk), so the round records what a sequential round would,
  * and the first failure in that order fails the run (invariant 1: no partial
- * clear).
+ * clear). A sampled reviewer (`review.samples`) is called once per sample on
+ * the same prompt; on `blockers` the samples after the first are drawn once
+ * the first samples' replies are in, only where the first raised a blocker
+ * (core/samples.ts decides).
  */
 
 import { callsAtOnce } from '../../core/config.js';
@@ -21,7 +24,9 @@ import { endForCallFailure } from '../../core/failure-map.js';
 import type { FileContext } from '../../core/file-context.js';
 import type { Lease } from '../../core/ledger.js';
 import { reviewerPrompt } from '../../core/prompt.js';
+import { firstSamples, samplesWanted } from '../../core/samples.js';
 import type { DroppedFinding, VerdictRowOf } from '../../core/stage-results.js';
+import type { SampleRule } from '../../core/types.js';
 import {
   type CallOutcome,
   callAgent,
@@ -44,6 +49,8 @@ export interface ReviewCallResult {
   verdict: VerdictRowOf<'reviewer'>;
   /** Present when the diff was reviewed in chunks. */
   chunk?: { index: number; files: string[] };
+  /** Present when the reviewer was sampled: which sample, from 0. */
+  sample?: number;
 }
 
 interface PlannedCall {
@@ -51,7 +58,28 @@ interface PlannedCall {
   /** Position of the reviewer in the config. */
   order: number;
   chunk: ReviewPlan['chunks'][number];
+  /** Which sample of a sampled reviewer; absent: the reviewer is not sampled. */
+  sample?: number | undefined;
 }
+
+/** A reviewer's frozen sampling rule (the snapshot's, never the config re-read). */
+const ruleOf = (ctx: RunContext, name: string): SampleRule | undefined =>
+  ctx.snapshot.reviewers.find((r) => r.name === name)?.samples;
+
+/** Calls of samples `from` up to `to` (exclusive) of one reviewer on one chunk. */
+function sampleCalls(
+  ctx: RunContext,
+  c: Omit<PlannedCall, 'sample'>,
+  from: number,
+  to: number,
+): PlannedCall[] {
+  if (ruleOf(ctx, c.agent.name) === undefined) return [c];
+  return Array.from({ length: to - from }, (_, k) => ({ ...c, sample: from + k }));
+}
+
+/** Configured order: reviewer, then chunk, then sample. */
+const configuredOrder = (a: PlannedCall, b: PlannedCall): number =>
+  a.order - b.order || a.chunk.index - b.chunk.index || (a.sample ?? 0) - (b.sample ?? 0);
 
 export async function reviewCalls(
   ctx: RunContext,
@@ -62,17 +90,61 @@ export async function reviewCalls(
   checkout: ReturnType<typeof checkoutForReaders>,
   besideLastCall?: () => void,
 ): Promise<ReviewCallResult[]> {
-  const chunked = plan.chunks.length > 1;
-  const calls: PlannedCall[] = plan.chunks.flatMap((chunk) =>
-    ctx.reviewers.map((agent, order) => ({ agent, order, chunk })),
+  const prompts = new Map<string, Promise<Prepared>>();
+  const first: PlannedCall[] = plan.chunks.flatMap((chunk) =>
+    ctx.reviewers.flatMap((agent, order) =>
+      sampleCalls(ctx, { agent, order, chunk }, 0, firstSamples(ruleOf(ctx, agent.name))),
+    ),
   );
+  const got = await callsOf(ctx, lease, round, head, plan, checkout, first, prompts, 0, besideLastCall);
+  // `on: blockers`: the other samples of a prompt whose first sample raised a blocker.
+  const more = got.flatMap(({ call, result }) => {
+    if (call.sample !== 0) return [];
+    const rule = ruleOf(ctx, call.agent.name);
+    const wanted = samplesWanted(
+      rule,
+      result.verdict.reply,
+      plan.isIgnored,
+      ctx.criteria,
+      ctx.snapshot.policy,
+    );
+    return wanted > firstSamples(rule) ? sampleCalls(ctx, call, firstSamples(rule), wanted) : [];
+  });
+  const all =
+    more.length === 0
+      ? got
+      : [...got, ...(await callsOf(ctx, lease, round, head, plan, checkout, more, prompts, first.length))];
+  return all.sort((a, b) => configuredOrder(a.call, b.call)).map((x) => x.result);
+}
+
+/** One batch of calls run side by side, their results in configured order; a failed call ends the run. */
+async function callsOf(
+  ctx: RunContext,
+  lease: Lease,
+  round: number,
+  head: string,
+  plan: ReviewPlan,
+  checkout: ReturnType<typeof checkoutForReaders>,
+  calls: readonly PlannedCall[],
+  prepared: Map<string, Promise<Prepared>>,
+  /** Calls of the round before these (the progress line counts them all). */
+  before: number,
+  besideLastCall?: () => void,
+): Promise<{ call: PlannedCall; result: ReviewCallResult }[]> {
+  const chunked = plan.chunks.length > 1;
   // API reviewers get the files of their chunk (the one chunk of an unchunked change holds every file
   // the ignore rules keep), read once per chunk by the blob ids the diff names; a new file the chunk's
   // diff carries whole is not repeated.
   const contextOf = plan.chunks.map((chunk) => apiReviewContext(ctx, head, chunk.files, plan.wholeInDiff));
   const limit = callsAtOnce(ctx.snapshot.review?.concurrency, ctx.reviewers.length);
-  ctx.deps.onEvent?.({ kind: 'calls', runId: ctx.run.id, round, stage: 'review', total: calls.length });
-  const prompts = promptsAhead(ctx, calls, plan.chunks.length, contextOf, limit);
+  ctx.deps.onEvent?.({
+    kind: 'calls',
+    runId: ctx.run.id,
+    round,
+    stage: 'review',
+    total: before + calls.length,
+  });
+  const prompts = promptsAhead(ctx, calls, plan.chunks.length, contextOf, limit, prepared);
   // The calls of one chunk share their prompt's prefix: an endpoint that caches it gets it written once.
   const warming = prefixWarming(
     calls.map((c) => ({ group: c.chunk.index, caches: c.agent.reviewer.cachesPrefix === true })),
@@ -99,6 +171,7 @@ export async function reviewCalls(
         prompt,
         promptDigest: digest,
         chunk: chunked ? { index: chunk.index, files: chunk.files } : undefined,
+        sample: c.sample,
         reviewer: agent.reviewer,
         head,
         repoDir: ctx.worktree,
@@ -119,25 +192,27 @@ export async function reviewCalls(
   return inConfiguredOrder(settled, calls, plan.chunks.length);
 }
 
-/** The round's verdicts in configured order (reviewer first, then chunk; calls run chunk first); a failed call ends the run. */
+/** The verdicts of a batch in configured order (calls run chunk first); a failed call ends the run. */
 function inConfiguredOrder(
   settled: Settled<{ call: PlannedCall; res: CallOutcome<'reviewer'> }>[],
   calls: readonly PlannedCall[],
   chunks: number,
-): ReviewCallResult[] {
+): { call: PlannedCall; result: ReviewCallResult }[] {
   const order = calls
-    .map((c, i) => ({ i, key: c.order * chunks + c.chunk.index }))
-    .sort((a, b) => a.key - b.key)
+    .map((c, i) => ({ i, c }))
+    .sort((a, b) => configuredOrder(a.c, b.c))
     .map((x) => x.i);
-  const got: ReviewCallResult[] = [];
+  const got: { call: PlannedCall; result: ReviewCallResult }[] = [];
   for (const { call, res } of inOrder(settled, order, (r) => !r.res.ok)) {
     const name = call.agent.name;
     if (!res.ok)
       throw new RunEnd(
         endForCallFailure(res.class, 'reviewer', `reviewer ${name}: ${res.detail}`, res.attempts > 1),
       );
-    const chunk = chunks > 1 ? { index: call.chunk.index, files: call.chunk.files } : undefined;
-    got.push(chunk ? { name, verdict: res.verdict, chunk } : { name, verdict: res.verdict });
+    const result: ReviewCallResult = { name, verdict: res.verdict };
+    if (chunks > 1) result.chunk = { index: call.chunk.index, files: call.chunk.files };
+    if (call.sample !== undefined) result.sample = call.sample;
+    got.push({ call, result });
   }
   return got;
 }
@@ -153,6 +228,8 @@ function promptsAhead(
   chunks: number,
   contextOf: readonly ReturnType<typeof apiReviewContext>[],
   limit: number,
+  /** Prompts built this round, by reviewer and chunk: a reviewer's samples share theirs. */
+  built: Map<string, Promise<Prepared>>,
 ): { take(i: number): Promise<Prepared> } {
   const ahead = new Map<number, Promise<Prepared>>();
   const taken = new Set<number>();
@@ -161,7 +238,9 @@ function promptsAhead(
     if (c === undefined || taken.has(i)) return undefined;
     let p = ahead.get(i);
     if (!p) {
-      p = preparePrompt(ctx, c, chunks, contextOf[c.chunk.index]);
+      const key = `${c.order}:${c.chunk.index}`;
+      p = built.get(key) ?? preparePrompt(ctx, c, chunks, contextOf[c.chunk.index]);
+      built.set(key, p);
       p.catch(() => undefined);
       ahead.set(i, p);
     }
@@ -198,8 +277,9 @@ async function preparePrompt(
     criteria: ctx.criteria,
     diff: chunk.text,
     instructions: agent.cfg.instructions,
-    part: chunks > 1 ? { index: chunk.index, count: chunks } : undefined,
+    onePart: chunks > 1,
     files: await context?.(agent.reviewer),
+    hash: ctx.deps.hash,
   });
   // Encoded once: the digest and the saved file are of the same bytes (32 MB of prompts on the bench's large change).
   const bytes = Buffer.from(prompt, 'utf8');

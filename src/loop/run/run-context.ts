@@ -8,6 +8,7 @@ import type { LoadedConfig } from '../../config/loader.js';
 import type { AgentConfig, ReviewerConfig } from '../../core/config.js';
 import { leavesOut, NO_IGNORE } from '../../core/ignore.js';
 import type { AttemptRow, RunRow } from '../../core/ledger.js';
+import type { JudgedRefutation } from '../../core/refute-memory.js';
 import { type TerminalEnd, unfinishedEnd } from '../../core/run-state.js';
 import type { StageRow, VerdictRow } from '../../core/stage-results.js';
 import type { Snapshot } from '../../core/types.js';
@@ -70,6 +71,7 @@ export class RunContext {
   readonly budget: RunBudget;
   private current: RunRow;
   private settlements: ReturnType<typeof changeSettlements> | undefined;
+  private refutations: Promise<JudgedRefutation[]> | undefined;
   /** A prompt's file is content-addressed: once written, its digest names it for good. */
   private readonly savedPrompts = new Memo<void>();
   private readonly promptFiles: PromptFiles;
@@ -139,6 +141,12 @@ export class RunContext {
   priorSettlements(load: () => ReturnType<typeof changeSettlements>): ReturnType<typeof changeSettlements> {
     this.settlements ??= load();
     return this.settlements;
+  }
+
+  /** The refuter's first-hand decisions in the change's earlier runs, loaded on first use with `load`. */
+  priorRefutations(load: () => Promise<JudgedRefutation[]>): Promise<JudgedRefutation[]> {
+    this.refutations ??= load();
+    return this.refutations;
   }
 
   /**

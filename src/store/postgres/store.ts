@@ -38,6 +38,7 @@ import {
 } from '../errors.js';
 import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
+  gateColumn,
   type Raw,
   recordedStage,
   toAttempt,
@@ -450,7 +451,7 @@ export class PostgresStore implements Store {
             f.index,
             toJson(f.reported),
             f.severity,
-            toJson(f.gate),
+            toJson(gateColumn(f)),
             f.content,
           ],
         );

@@ -153,6 +153,19 @@ export const toAttempt = (r: Raw): AttemptRow => ({
   confined: r.confined === true || r.confined === 1,
 });
 
+/**
+ * What a finding's `gate` column holds: its gate, and under repeat sampling
+ * its reproduction count beside it (the column is JSON in both databases, so
+ * the count needed no migration; a row without one reads as before).
+ */
+export const gateColumn = (f: Pick<FindingRow, 'gate' | 'reproduction'>): unknown =>
+  f.reproduction ? { ...f.gate, reproduction: f.reproduction } : f.gate;
+
+function fromGateColumn(raw: unknown): Pick<FindingRow, 'gate' | 'reproduction'> {
+  const { reproduction, ...gate } = json(raw) as GateDecision & { reproduction?: FindingRow['reproduction'] };
+  return reproduction ? { gate, reproduction } : { gate };
+}
+
 /** A finding row joined with its settlement (columns s_by, s_decision, s_note, s_at, s_origin). */
 export const toFinding = (r: Raw): FindingRow => ({
   id: str(r.id),
@@ -164,7 +177,7 @@ export const toFinding = (r: Raw): FindingRow => ({
   index: num(r.idx),
   reported: json(r.reported) as ReportedFinding,
   severity: r.severity as Severity,
-  gate: json(r.gate) as GateDecision,
+  ...fromGateColumn(r.gate),
   refutation: json(r.refutation) as Refutation | null,
   dispute: json(r.dispute) as { reason: string } | null,
   settlement:

@@ -41,6 +41,7 @@ import {
 } from '../errors.js';
 import { JUDGEMENT_COLUMNS, judgementValues, VERDICT_COLUMNS, verdictValues } from '../shared/inserts.js';
 import {
+  gateColumn,
   type Raw,
   recordedStage,
   toAttempt,
@@ -508,7 +509,7 @@ export class SqliteStore implements Store {
           f.index,
           toJson(f.reported),
           f.severity,
-          toJson(f.gate),
+          toJson(gateColumn(f)),
           f.content,
         );
       for (const x of c.refutations ?? [])

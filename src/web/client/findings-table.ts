@@ -7,6 +7,8 @@ function gateText(f: FindingView): HTMLElement | string {
   const g = f.gate;
   if (g.kind === 'kept') return 'kept';
   if (g.rule === 'no_scenario') return h('span', {}, badge('demoted'), ' no scenario or clause (U1)');
+  if (g.rule === 'unreproduced')
+    return h('span', {}, badge('demoted'), ` seen in ${g.seen} of ${g.of} samples`);
   return h('span', {}, badge('demoted'), ` scope lock: passed at ${short(g.passedAt)} (U3)`);
 }
 
@@ -136,6 +138,13 @@ export function findingsTable(
           h('div', { class: 'finding-claim' }, r.claim),
           r.failureScenario ? h('div', { class: 'finding-extra' }, 'Scenario: ', r.failureScenario) : null,
           r.violatedClause ? h('div', { class: 'finding-extra' }, 'Clause: ', r.violatedClause) : null,
+          f.reproduction
+            ? h(
+                'div',
+                { class: 'finding-extra' },
+                `Seen in ${f.reproduction.seen} of ${f.reproduction.of} samples`,
+              )
+            : null,
           r.missedBecause
             ? h('div', { class: 'finding-extra' }, 'Missed before because: ', r.missedBecause)
             : null,

@@ -12,6 +12,7 @@ import {
   PRESET_NAMES,
   PRESETS,
   resolveParams,
+  SAMPLE_ON,
   SIDES,
   type SimParams,
   type SimResult,
@@ -24,7 +25,7 @@ import { COLORS, type LineChart, lineChart } from './chart.js';
 import { errorBox, h, mount, replace, table } from './dom.js';
 import { ledgerTable } from './ledger-table.js';
 
-type NumKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule'>;
+type NumKey = Exclude<keyof SimParams, 'upgrades' | 'preset' | 'stopRule' | 'sampleOn'>;
 interface SliderSpec {
   key: NumKey;
   label: string;
@@ -53,6 +54,10 @@ const SLIDERS: SliderSpec[] = [
   { key: 'shrinkRatio', label: 'shrinkRatio', min: 0, max: 1, step: 0.01 },
   { key: 'cap', label: 'Baseline round cap', min: 1, max: 30, step: 1 },
   { key: 'maxRounds', label: 'Horizon (rounds simulated, every side)', min: 5, max: 60, step: 1 },
+  { key: 'samples', label: 'U5: samples per review call (n)', min: 1, max: 9, step: 1 },
+  { key: 'block', label: 'U5: samples that must agree to block', min: 1, max: 9, step: 1 },
+  { key: 'sampleDetection', label: 'U5: per-sample detection', min: 0, max: 1, step: 0.01 },
+  { key: 'recurrence', label: 'False positives that recur (what U6 remembers)', min: 0, max: 1, step: 0.01 },
 ];
 
 const UPGRADE_NAMES: Record<(typeof UPGRADES)[number], string> = {
@@ -60,6 +65,8 @@ const UPGRADE_NAMES: Record<(typeof UPGRADES)[number], string> = {
   U2: 'U2 refuter',
   U3: 'U3 scope lock',
   U4: 'U4 stop rule',
+  U5: 'U5 repeat sampling',
+  U6: 'U6 refutation memory',
 };
 
 const app = mount();
@@ -136,6 +143,9 @@ function setParam(key: NumKey, value: number): void {
   params = { ...params, [key]: value, preset: null };
   if (key === 'cap' && params.maxRounds < value) params.maxRounds = value;
   if (key === 'maxRounds' && params.cap > value) params.cap = value;
+  // U5's threshold never exceeds the sample count: moving one carries the other.
+  if (key === 'samples' && params.block > value) params.block = value;
+  if (key === 'block' && params.samples < value) params.samples = value;
   syncInputs();
 }
 
@@ -231,6 +241,23 @@ const stopRuleSelect = h(
   ),
 );
 
+// U5's `on`: every call sampled n times, or the extra samples only after a first sample that raised a finding.
+const sampleOnSelect = h(
+  'select',
+  {
+    id: 'sample-on',
+    onchange: (e) => {
+      started = performance.now();
+      const v = (e.target as HTMLSelectElement).value;
+      params = { ...params, sampleOn: v === 'blockers' ? 'blockers' : 'all' };
+      run();
+    },
+  },
+  SAMPLE_ON.map((o) =>
+    h('option', { value: o }, o === 'all' ? 'all: n calls' : 'blockers: 1, then n - 1 on a finding'),
+  ),
+);
+
 // ---- the round-log analyzer ----
 const logInput = h('textarea', {
   id: 'round-log',
@@ -310,6 +337,7 @@ replace(
       { class: 'card', id: 'controls' },
       h('div', { class: 'field' }, 'Preset', presetSelect),
       h('div', { class: 'field' }, 'Stop rule', stopRuleSelect),
+      h('div', { class: 'field' }, 'U5 samples on', sampleOnSelect),
       h('div', { class: 'toggles' }, UPGRADES.map(toggle)),
       SLIDERS.map(slider),
     ),

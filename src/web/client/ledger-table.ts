@@ -13,11 +13,15 @@ const readingKind = (read: string): string =>
 
 export function ledgerTable(rows: ReviewerCalibration[], id: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted', id }, 'No reviewer raised a finding.');
+  // Only a ledger of sampled runs has the column (review.samples): the share of findings another sample found too.
+  const sampled = rows.some((r) => r.reproduction);
   return table(
     { id, class: 'ledger' },
     [
       'Reviewer',
-      ...['Blockers raised', 'Overturned', 'Overturn rate'].map((t) => h('th', { class: 'num' }, t)),
+      ...['Blockers raised', 'Overturned', 'Overturn rate', ...(sampled ? ['Reproduced'] : [])].map((t) =>
+        h('th', { class: 'num' }, t),
+      ),
       'Reading',
     ],
     rows.map((r) => {
@@ -29,6 +33,15 @@ export function ledgerTable(rows: ReviewerCalibration[], id: string): HTMLElemen
         h('td', { class: 'num' }, r.blockersRaised),
         h('td', { class: 'num' }, r.overturned),
         h('td', { class: 'num' }, `${(r.overturnRate * 100).toFixed(0)}%`),
+        sampled
+          ? h(
+              'td',
+              { class: 'num' },
+              r.reproduction
+                ? `${(r.reproduction.rate * 100).toFixed(0)}% of ${r.reproduction.sampled}`
+                : '—',
+            )
+          : null,
         h(
           'td',
           {},

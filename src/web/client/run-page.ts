@@ -309,6 +309,7 @@ function roundSection(r: RoundView, reload: () => void, pullRequest: string | nu
               badge(v.verdict, v.verdict === 'pass' ? 'ok' : 'bad'),
               v.modelId ? h('span', { class: 'muted small' }, ` ${v.modelId}`) : null,
               v.parts ? h('span', { class: 'muted small' }, ` · ${partsText(v.parts)}`) : null,
+              v.samples ? h('span', { class: 'muted small' }, ` · ${v.samples} samples`) : null,
             ),
           ),
         )

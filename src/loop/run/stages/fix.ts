@@ -113,6 +113,7 @@ async function promptFor(
     ...(await fixerDiff(ctx, diff, blockers)),
     blockers,
     instructions,
+    hash: ctx.deps.hash,
   });
 }
 

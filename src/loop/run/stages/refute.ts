@@ -5,12 +5,15 @@
 import { endForCallFailure } from '../../../core/failure-map.js';
 import type { Lease, Refutation } from '../../../core/ledger.js';
 import { refuterPrompt } from '../../../core/prompt.js';
-import { refutationOf, refutationTargets } from '../../../core/refute-plan.js';
+import { memoryJudge } from '../../../core/refute-memory.js';
+import { refutable, refutationOf, refutationTargets } from '../../../core/refute-plan.js';
 import type { RefuteResult } from '../../../core/stage-results.js';
 import { callAgent } from '../../calls/index.js';
 import { checkoutForReaders } from '../../checkout/index.js';
 import { refuterDiff } from '../focused-prompts.js';
 import { checkFrozen, startFreshDigest } from '../freeze.js';
+import type { LineFacts } from '../line-facts.js';
+import { memoryFacts } from '../remembered-refutations.js';
 import { type RunContext, RunEnd } from '../run-context.js';
 
 export async function refuteStage(
@@ -19,25 +22,35 @@ export async function refuteStage(
   round: number,
   diff: string,
   expectedDigest: string,
+  lines: LineFacts,
 ): Promise<void> {
   const refuter = ctx.refuter;
-  // The planner (core/refute-plan.ts) names the findings to send; with the budget spent it
-  // sends none (an attempt would abort the run with no outcome).
-  const { targets: findings, overCap } = refutationTargets(
-    await ctx.deps.store.listFindings(ctx.run.id),
-    round,
-    {
-      hasRefuter: refuter !== null,
-      spentUsd: ctx.ledger.spent(),
-      budgets: ctx.snapshot.budgets,
-      maxPerReply: ctx.snapshot.review?.maxRefutedPerReply,
-    },
-  );
-  const refutations: { findingId: string; refutation: Refutation }[] = [];
+  const all = await ctx.deps.store.listFindings(ctx.run.id);
+  // Facts first: the refuter's earlier decisions on this change and where their lines went.
+  const memory = refuter ? await memoryFacts(ctx, refutable(all, round), all, lines) : [];
+  // The planner (core/refute-plan.ts) answers from memory what it covers and names the findings
+  // to send; with the budget spent it sends none (an attempt would abort the run with no outcome).
+  const {
+    targets: findings,
+    overCap,
+    remembered,
+  } = refutationTargets(all, round, {
+    hasRefuter: refuter !== null,
+    spentUsd: ctx.ledger.spent(),
+    budgets: ctx.snapshot.budgets,
+    maxPerReply: ctx.snapshot.review?.maxRefutedPerReply,
+    memory: { facts: memory, judge: memoryJudge(ctx.run), hash: ctx.deps.hash },
+  });
+  // Remembered refutations are written with the stage's completion, in its one transaction.
+  const refutations: { findingId: string; refutation: Refutation }[] = [...remembered];
   const result: RefuteResult = {
     refuter: refuter?.name ?? null,
     decisions: [],
     ...(overCap.length > 0 ? { overCap } : {}),
+    ...(memory.length > 0 ? { memory } : {}),
+    ...(remembered.length > 0
+      ? { remembered: remembered.map((r) => ({ findingId: r.findingId, origin: r.refutation.origin })) }
+      : {}),
   };
   if (refuter && findings.length > 0) {
     await checkFrozen(ctx, expectedDigest);
@@ -52,6 +65,7 @@ export async function refuteStage(
         ...shown,
         claim: f.reported,
         instructions: refuter.cfg.instructions,
+        hash: ctx.deps.hash,
       });
       const reader = checkout.call(refuter.reviewer);
       const res = await callAgent(ctx, lease, {

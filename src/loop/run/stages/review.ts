@@ -78,19 +78,22 @@ export async function reviewStage(
   await Promise.all([checkFrozen(ctx, expectedDigest, 'record', fresh), touched]);
   const result: ReviewResult = {
     head,
-    verdicts: got.map(({ name, verdict, chunk }) => ({
+    verdicts: got.map(({ name, verdict, chunk, sample }) => ({
       reviewer: name,
       callKey: verdict.callKey,
       verdict: verdict.reply.verdict,
       modelId: verdict.modelId,
       ...(chunk ? { chunk } : {}),
+      ...(sample !== undefined ? { sample } : {}),
     })),
     scope,
     coverage: roundCoverage(ctx.reviewers, plan, got),
     dropped,
     ...(editedByFix.length > 0 ? { editedByFix } : {}),
-    // Only a chunked round has several calls of one reviewer to fold (an unchunked result reads as before).
-    ...(plan.chunks.length > 1 ? { onePerFingerprint: true as const } : {}),
+    // Only a chunked or sampled round has several calls of one reviewer to fold (any other reads as before).
+    ...(plan.chunks.length > 1 || got.some((g) => g.sample !== undefined)
+      ? { onePerFingerprint: true as const }
+      : {}),
     protectedEdited,
     reviewsComplete: true,
   };
@@ -120,10 +123,12 @@ async function gateReplies(
   lines: LineFacts,
 ): Promise<{ findings: NewFinding[]; scope: Record<string, ScopeFacts>; dropped: ReviewResult['dropped'] }> {
   const passes = await latestPasses(ctx, head);
-  const calls = got.map(({ name, verdict }) => ({
+  const calls = got.map(({ name, verdict, chunk, sample }) => ({
     reviewer: name,
     callKey: verdict.callKey,
     reply: verdict.reply,
+    chunk: chunk?.index,
+    sample,
   }));
   const { toGate, dropped } = findingsToGate(
     calls,
@@ -137,13 +142,16 @@ async function gateReplies(
     scope[f.id] = await scopeFacts(lines, passes.get(f.reviewer) ?? null, head, f.reported);
     content[f.id] = await judgedLines(ctx, head, f.reported);
   }
-  const findings: NewFinding[] = gateFindings(toGate, scope, ctx.criteria, ctx.snapshot.policy).map((g) => ({
-    ...g,
-    runId: ctx.run.id,
-    round,
-    revision: head,
-    content: content[g.id] ?? null,
-  }));
+  const rules = (name: string) => ctx.snapshot.reviewers.find((r) => r.name === name)?.samples;
+  const findings: NewFinding[] = gateFindings(toGate, scope, ctx.criteria, ctx.snapshot.policy, rules).map(
+    (g) => ({
+      ...g,
+      runId: ctx.run.id,
+      round,
+      revision: head,
+      content: content[g.id] ?? null,
+    }),
+  );
   return { findings, scope, dropped };
 }
 
