@@ -3,8 +3,9 @@
  * is split by file into chunks, each its own call. Files stay whole, in diff
  * order, and boundaries fall by path, so a push that edits one file changes
  * the chunk holding it and at most one neighbour; one file's hunks are split
- * only when that file alone is over the limit. A diff that fits one call is one chunk whose text is the diff itself,
- * so its prompt and its call key are the same as before chunking existed.
+ * only when that file alone is over the limit. A diff that fits one call is
+ * one chunk whose text is the diff itself, so its prompt and its call key are
+ * the same as before chunking existed.
  * Pure: the sections come from the git layer (git/diff-sections.ts).
  */
 
@@ -59,10 +60,11 @@ export type ChunkPlan =
  * edit to one file moves at most the boundary after it, and every other chunk
  * keeps its files and its text (its prompt, and so a verdict on it, can be
  * reused). A run of files with no such boundary that is over the limit is cut
- * after the file nearest to ending one, by its cut score (`splitRun`), which again depends on
- * paths, not on where earlier files happened to end (an edit that keeps the
- * file's rank among the cut scores, and is smaller than any file, changes at
- * most two chunks: test/review-scale/stable-chunks.property.test.ts). A file over the limit
+ * after the file nearest to ending one, by its cut score (`splitRun`), which
+ * again depends on the files, not on where earlier ones happened to end (an
+ * edit that keeps the file's rank among the cut scores, and is smaller than
+ * any file, changes at most two chunks: the property test in
+ * test/review-scale/stable-chunks.property.test.ts). A file over the limit
  * alone is split at hunks into chunks of its own.
  */
 export function planChunks(sections: readonly DiffSection[], limit: number, source?: string): ChunkPlan {
