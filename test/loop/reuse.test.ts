@@ -7,10 +7,11 @@
  * replays identical. Real repository, real subprocess reviewer, real SQLite.
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerdictRow } from '../../src/core/stage-results.js';
 import { runView } from '../../src/forge/view.js';
 import { toMarkdown } from '../../src/report/markdown.js';
+import { type FaultServer, faults, startFaultServer } from '../helpers/fault-server.js';
 import {
   baseConfig,
   ensureBuilt,
@@ -20,10 +21,19 @@ import {
   reposRemovedAfterAll,
   review,
   runCli,
+  testEnv,
 } from './helpers.js';
 
 const repos = reposRemovedAfterAll();
 beforeAll(() => ensureBuilt(), 300_000);
+let server: FaultServer;
+const ENV = testEnv({ REVLOOP_REUSE_KEY: 'sk-reuse-not-a-secret' });
+beforeAll(async () => {
+  server = await startFaultServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
 
 /** Thirty files of about 1 KB of diff each; `edit` changes one line of one of them. */
 const files = (edit?: number) =>
@@ -134,4 +144,51 @@ describe('reuse across pushes (a reviewer that declares its input is the prompt)
     ]);
     expect(r.counts()).toEqual({});
   }, 60_000);
+
+  it('an API reviewer reuses by review.reuse: a push that leaves its prompt as it was asks nothing; a --rerun asks again', async () => {
+    const r = await makeReviewRepo({
+      config: (a) =>
+        baseConfig(a, {
+          reviewers: [
+            {
+              name: 'std',
+              adapter: 'openai',
+              baseURL: server.openaiBaseURL,
+              model: 'reuse-model',
+              apiKeyEnv: 'REVLOOP_REUSE_KEY',
+            },
+          ],
+          review: { reuse: 'prompt' },
+          ignore: ['gen/**'],
+        }),
+    });
+    repos.push(r);
+    const p = await inProcess(r.dir, { env: ENV });
+    try {
+      const asked = server.requests.length;
+      server.push(faults.json({ verdict: 'pass', findings: [] }, 'reuse-model'));
+      const first = await review(p, r.dir);
+      expect(first.run).toMatchObject({ status: 'completed', outcome: 'clear' });
+      expect(server.requests.length).toBe(asked + 1);
+      expect(first.run.snapshot.reviewers[0]?.reuse).toBe('prompt');
+      // A push to an ignored path: a new revision whose prompt is byte for byte the first one's.
+      r.repo.write('gen/out.js', 'generated\n');
+      r.repo.commit('regenerate');
+      const second = await review(p, r.dir);
+      expect(second.run.head).not.toBe(first.run.head);
+      expect(server.requests.length).toBe(asked + 1);
+      const [reused] = await p.store.listVerdicts(second.run.id);
+      expect(reused).toMatchObject({ costUsd: 0, modelId: 'reuse-model' });
+      expect(reused?.reusedFrom).toMatchObject({ runId: first.run.id, revision: first.run.head });
+      // Reviewing the same revision again on purpose asks the reviewer again.
+      server.push(faults.json({ verdict: 'pass', findings: [] }, 'reuse-model'));
+      const again = await review(p, r.dir, { rerun: { by: 'grace', reason: 'the endpoint was flaky' } });
+      expect(again.run.id).not.toBe(second.run.id);
+      expect(server.requests.length).toBe(asked + 2);
+      const [fresh] = await p.store.listVerdicts(again.run.id);
+      expect(fresh?.reusedFrom).toBeUndefined();
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
 });

@@ -32,7 +32,7 @@ export interface CallContext {
     LoopDeps,
     'hash' | 'clock' | 'random' | 'signal' | 'store' | 'onEvent' | 'crashPoint' | 'confinement'
   >;
-  readonly run: Pick<RunRow, 'id' | 'snapshotKey' | 'snapshot'>;
+  readonly run: Pick<RunRow, 'id' | 'snapshotKey' | 'snapshot' | 'rerun'>;
   /** What the ledger holds of the run: recorded verdicts are reused, attempts counted on. */
   readonly ledger: LedgerCache;
   /** Invariant 12: checked before each attempt; the wall deadline bounds each call. */

@@ -17,7 +17,7 @@ import type { LoopDeps } from '../deps.js';
 /** What reuse reads of the call's run (call.ts CallContext is one). */
 interface ReuseContext {
   readonly deps: Pick<LoopDeps, 'hash' | 'store'>;
-  readonly run: Pick<RunRow, 'id' | 'snapshot'>;
+  readonly run: Pick<RunRow, 'id' | 'snapshot' | 'rerun'>;
 }
 
 /** What reuse reads of the call (call.ts CallSpec is one). */
@@ -31,9 +31,14 @@ interface ReuseSpec {
   finish?: ((reply: unknown) => Promise<unknown>) | undefined;
 }
 
-/** The call's reuse key, or null when its verdicts are never reused (an agent that reads more than its prompt). */
+/**
+ * The call's reuse key, or null when its verdicts are never reused: an agent
+ * that reads more than its prompt, or a run that reviews its revision again
+ * on purpose (`review --rerun`: a person asked for fresh calls).
+ */
 export function reuseKeyOf(ctx: ReuseContext, spec: ReuseSpec, promptDigest: string): string | null {
   const { snapshot } = ctx.run;
+  if (ctx.run.rerun) return null;
   const agent =
     spec.role === 'reviewer'
       ? snapshot.reviewers.find((r) => r.name === spec.name)
