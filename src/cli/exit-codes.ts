@@ -28,6 +28,8 @@ export const Exit = {
   untrustedInput: 12,
   /** verify: the record covers less than the target branch's merge base to the head. */
   narrowRecord: 13,
+  /** verify --no-reuse: the record says verdicts were reused from identical earlier calls. */
+  reusedVerdicts: 16,
   /** Confinement was required (`REVLOOP_CONFINE=require`, `--require-confined`) and is not available, or a record was not confined. */
   notConfined: 14,
   /** serve: the ledger is not PostgreSQL (a service is many processes sharing one queue). */

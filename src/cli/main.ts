@@ -270,6 +270,10 @@ program
   .option('--repo <dir>', 'checkout directory', '.')
   .option('--allow-findings', 'accept outcome "findings"')
   .option('--require-confined', "refuse a record whose run's processes did not all run confined (exit 14)")
+  .option(
+    '--no-reuse',
+    'refuse a record in which any verdict was reused from an earlier identical call (exit 16)',
+  )
   .option('--json', 'print one JSON document')
   .action(lazy('verify'));
 

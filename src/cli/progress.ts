@@ -111,7 +111,7 @@ export function progressPrinter(io: CliIO, mode: ProgressMode, clock: ProgressCl
     else if (e.kind === 'call') p.agent = `${e.name}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`;
     else if (e.kind === 'call_done') {
       p.spent += e.costUsd;
-      if (e.class === 'ok' || e.class === 'recorded') p.done++;
+      if (e.class === 'ok' || e.class === 'recorded' || e.class === 'reused') p.done++;
     } else if (e.kind === 'retry') p.agent = `${e.name}: ${e.class}, retrying in ${Math.round(e.delayMs)} ms`;
     if (mode === 'live') draw();
   };

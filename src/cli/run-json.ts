@@ -38,7 +38,13 @@ export function runJson(report: RunReport, recordPath: string | null) {
         ).map((v) => {
           // A chunked round has a verdict per reviewer and chunk: which part of the diff it judged.
           const chunk = chunkOf.get(v.callKey);
-          const out = { reviewer: v.reviewer, verdict: v.reply.verdict, model: v.modelId };
+          const out = {
+            reviewer: v.reviewer,
+            verdict: v.reply.verdict,
+            model: v.modelId,
+            // Reused from an identical call answered earlier (not asked again): which one.
+            ...(v.reusedFrom ? { reusedFrom: v.reusedFrom } : {}),
+          };
           return chunk ? { ...out, chunk } : out;
         }),
         // Per reviewer, the files it reviewed and those ignored; findings dropped on ignored paths.

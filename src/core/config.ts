@@ -74,6 +74,13 @@ const agentFields = {
     ),
   /** Extra instructions appended to the role's prompt. */
   instructions: z.string().optional(),
+  /** Whether a verdict answered for a byte-identical call is reused (reuseOf). */
+  reuse: z
+    .enum(['prompt', 'never'])
+    .optional()
+    .describe(
+      '"prompt" declares that the agent reads nothing but its prompt (needed for command, scripted, claude-code and codex agents), so a verdict answered for a byte-identical call in the same repository is reused instead of calling again; "never" makes every call. Default: review.reuse for openai and anthropic agents, "never" for the others. Not for the fixer.',
+    ),
   /** command, claude-code, codex: variables of revloop's environment the agent's process is also given. */
   env: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
@@ -192,6 +199,7 @@ const REVIEW_DEFAULTS = {
   chunkBytes: DEFAULT_CHUNK_BYTES,
   ignoreLinguist: false,
   maxRefutedPerReply: 20,
+  reuse: 'never',
 } as const;
 const reviewSchema = z
   .strictObject({
@@ -215,6 +223,13 @@ const reviewSchema = z
       .default(REVIEW_DEFAULTS.maxRefutedPerReply)
       .describe(
         'Blockers of one reviewer reply sent to the refuter, one call each; the rest stand as blockers, unrefuted (default 20).',
+      ),
+    /** The default of each openai/anthropic agent's `reuse` (their input is the prompt); other agents declare it themselves. */
+    reuse: z
+      .enum(['prompt', 'never'])
+      .default(REVIEW_DEFAULTS.reuse)
+      .describe(
+        '"prompt": reviewers and the refuter on openai or anthropic reuse a verdict answered for a byte-identical call in the same repository instead of calling again (other adapters only with their own reuse: prompt). Default "never".',
       ),
     /** Every reviewer's repeat sampling (a reviewer's own `samples` overrides it); absent: one call. */
     samples: samplesSchema.optional(),
@@ -332,6 +347,13 @@ export const configSchema = z
       .default({ size: 4 }),
   })
   .superRefine((c, ctx) => {
+    // The fixer edits the checkout: its input is never the prompt alone, and its calls are always made.
+    if (c.fixer?.reuse !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: "a fixer's calls are never reused (it edits the checkout)",
+        path: ['fixer', 'reuse'],
+      });
     const seen = new Set<string>();
     c.reviewers.forEach((r, i) => {
       if (seen.has(r.name))
@@ -345,6 +367,21 @@ export const configSchema = z
   });
 
 export type Config = z.output<typeof configSchema>;
+
+/** Adapters whose whole input is the prompt they are sent (an API request). */
+const PROMPT_ONLY_ADAPTERS: readonly string[] = ['openai', 'anthropic'];
+
+/**
+ * Whether an agent's verdicts are reused: its own `reuse`, else `review.reuse`
+ * for an adapter whose input is the prompt alone, else never.
+ */
+export const reuseOf = (
+  agent: { adapter: string; reuse?: 'prompt' | 'never' | undefined },
+  review: { reuse: 'prompt' | 'never' },
+): 'prompt' | undefined => {
+  const chosen = agent.reuse ?? (PROMPT_ONLY_ADAPTERS.includes(agent.adapter) ? review.reuse : 'never');
+  return chosen === 'prompt' ? 'prompt' : undefined;
+};
 export type ReviewerConfig = z.output<typeof reviewerConfigSchema>;
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 export type PublishConfig = z.output<typeof publishSchema>;

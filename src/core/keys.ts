@@ -55,6 +55,27 @@ export interface CallKeyParts {
 export const callKey = (p: CallKeyParts, hash: Hash): string =>
   hash(`call:${canonicalJson(p.sample ? p : { ...p, sample: undefined })}`);
 
+/**
+ * Everything a call's verdict depends on when its input is its prompt alone:
+ * the repository (a tenant never gets another repository's verdicts), the
+ * agent's identity digest (adapter, command, model, endpoint, template,
+ * criteria, the files its command names), its name, role, the prompt's digest
+ * (diff chunk, file context, criteria, template), the sampling it was sent
+ * and the sample's index. A verdict is reused only under an equal key.
+ */
+export interface ReuseKeyParts {
+  repo: string;
+  identity: string;
+  name: string;
+  role: Role;
+  promptDigest: string;
+  sampling: { temperature: number | null; seed?: number | undefined };
+  /** Which of a call's samples (0 when one is drawn): a sample's verdict is reused only for the same index. */
+  sample: number;
+}
+
+export const reuseKey = (p: ReuseKeyParts, hash: Hash): string => hash(`reuse:${canonicalJson(p)}`);
+
 /** A finding's id: stable for a replayed call within a run, distinct across runs. */
 export const findingId = (runId: string, callKeyValue: string, index: number, hash: Hash): string =>
   hash(`finding:${runId}:${callKeyValue}:${index}`).slice(0, 16);

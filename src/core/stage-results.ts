@@ -167,6 +167,22 @@ export interface VerdictRowOf<R extends Role> {
   reply: ReplyOf<R>;
   costUsd: number;
   recordedAt: number;
+  /**
+   * The digest of the call's complete input (core/keys.ts reuseKey), on a
+   * call whose input is its prompt alone; absent on any other call, whose
+   * verdict is then never reused.
+   */
+  reuseKey?: string | undefined;
+  /** Present when the verdict was not asked for but reused from an identical call answered earlier. */
+  reusedFrom?: ReusedFrom | undefined;
+}
+
+/** The call whose verdict was reused: the one first answered, also when reused through another. */
+export interface ReusedFrom {
+  callKey: string;
+  runId: string;
+  /** The revision that call looked at. */
+  revision: string;
 }
 export type VerdictRow = { [R in Role]: VerdictRowOf<R> }[Role];
 

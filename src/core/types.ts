@@ -161,6 +161,12 @@ export interface ReviewerSpec {
    * Absent in runs admitted before it.
    */
   identityDigest?: string | undefined;
+  /**
+   * `prompt`: the agent's input is its prompt alone, so a verdict answered for
+   * a byte-identical call (keys.ts reuseKey) is reused instead of calling it
+   * again. Absent: every call is made (and runs admitted before it).
+   */
+  reuse?: 'prompt' | undefined;
   /** Repeat sampling of a reviewer (core/samples.ts); absent: one call per prompt. */
   samples?: SampleRule | undefined;
 }

@@ -164,6 +164,7 @@ export function summaryBody(s: SummaryInput): string {
       ? [`| files | ${coveragePhrase(v.files)}${v.files.ignored.length > 0 ? ' (listed below)' : ''} |`]
       : []),
     `| cost | $${v.costUsd.toFixed(2)} of $${v.costBudgetUsd.toFixed(2)} |`,
+    ...(v.reused ? [`| reused | ${neutralise(v.reused, 300)} |`] : []),
     `| record | ${s.record ? (s.record.ok ? `verified (${neutralise(s.record.reason, 300)})` : `refused: ${s.record.code}: ${neutralise(s.record.reason, 300)}`) : 'not checked: it does not cover this head'} |`,
     '',
   ];

@@ -70,6 +70,8 @@ export interface RunView {
    * their rule. Null for a run recorded before coverage, or never reviewed.
    */
   files: CoverageSummary | null;
+  /** One line saying how many verdicts were reused from identical earlier calls and from where; null when none. */
+  reused?: string | null | undefined;
   prior: PriorSettlement[];
 }
 

@@ -5,6 +5,7 @@
  */
 import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
+import { reuseLine, reuseSummary } from '../core/reuse-summary.js';
 import { notBlockingBecause, type RunReport } from '../core/run-report.js';
 import { finalCoverage } from '../core/stage-results.js';
 import { fingerprint, sortFindings, whyNotBlocking } from '../report/findings.js';
@@ -99,6 +100,12 @@ export function runView(report: RunReport, prior: PriorSettlement[] = []): RunVi
       expected: rounds.filter((r) => r.round > 0).length * snap.reviewers.length,
     },
     files: coverageSummary(finalCoverage(report.stages)),
+    reused: reusedLine(report),
     prior,
   };
+}
+
+function reusedLine(report: RunReport): string | null {
+  const s = reuseSummary(report.verdicts);
+  return s ? reuseLine(s) : null;
 }

@@ -12,7 +12,7 @@ import {
   protectedPaths,
 } from '../config/loader.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import type { AgentConfig, Config, ReviewerConfig } from '../core/config.js';
+import { type AgentConfig, type Config, type ReviewerConfig, reuseOf } from '../core/config.js';
 import { type IgnoreRules, leavesOut } from '../core/ignore.js';
 import { isFirstHand } from '../core/judged-content.js';
 import { admissionKey, findingFingerprint, snapshotKey } from '../core/keys.js';
@@ -138,6 +138,12 @@ function spec(
   };
 }
 
+/** The agent's frozen spec with `reuse` when its verdicts are reused (absent otherwise: snapshots keep their keys). */
+function reusing(s: ReviewerSpec, cfg: AgentConfig | ReviewerConfig, c: Config): ReviewerSpec {
+  const reuse = reuseOf(cfg, c.review);
+  return reuse ? { ...s, reuse } : s;
+}
+
 export function buildSnapshot(
   rev: { repo: string; base: string; head: string; mergeBase: string; headRef: string | null },
   loaded: LoadedConfig,
@@ -164,10 +170,11 @@ export function buildSnapshot(
     settlementsDigest: extra.settlementsDigest,
     reviewers: c.reviewers.map((r) => {
       const samples = sampleRuleOf(r.samples, c.review.samples);
-      return { ...spec(r.name, r, TEMPLATES.reviewer, defined, hash), ...(samples ? { samples } : {}) };
+      const s = { ...spec(r.name, r, TEMPLATES.reviewer, defined, hash), ...(samples ? { samples } : {}) };
+      return reusing(s, r, c);
     }),
     refuter: c.refuter
-      ? spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, defined, hash)
+      ? reusing(spec(c.refuter.name ?? 'refuter', c.refuter, TEMPLATES.refuter, defined, hash), c.refuter, c)
       : null,
     fixer: c.fixer ? spec(c.fixer.name ?? 'fixer', c.fixer, TEMPLATES.fixer, defined, hash) : null,
     checks: c.checks.map((k) => ({ name: k.name, run: k.run })),

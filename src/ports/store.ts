@@ -242,6 +242,12 @@ export interface LedgerQueries {
   listVerdicts(runId: string): Promise<VerdictRow[]>;
   /** Verdicts of every run of the change (scope lock across runs). */
   listVerdictsForChange(changeKey: string): Promise<VerdictRow[]>;
+  /**
+   * The first verdict recorded under `reuseKey` (core/keys.ts) by a run of
+   * `repo`, or null: a call with the same complete input reuses it. Another
+   * repository's verdicts are never returned, whatever their key.
+   */
+  reusableVerdict(repo: string, reuseKey: string): Promise<VerdictRow | null>;
   listAttempts(runId: string): Promise<AttemptRow[]>;
   listFindings(runId: string): Promise<FindingRow[]>;
   getFinding(idOrPrefix: string): Promise<FindingRow | null>;

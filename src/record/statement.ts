@@ -6,6 +6,7 @@
  */
 import type { Coverage } from '../core/coverage.js';
 import type { FindingRow, Rerun } from '../core/ledger.js';
+import { type ReuseSummary, reuseSummary } from '../core/reuse-summary.js';
 import { isBlocker, type RoundLog, type RunReport, roundLog } from '../core/run-report.js';
 import { stageRows } from '../core/stage-results.js';
 import type { EndReason, Outcome, RunStatus, Snapshot, StopReason } from '../core/types.js';
@@ -53,6 +54,12 @@ export interface ReviewPredicate {
    * which rerun, who asked and why. A newer record of the same head supersedes an older one.
    */
   rerun?: Rerun;
+  /**
+   * Present when verdicts were reused from identical calls answered earlier
+   * (not asked again, at no cost): how many of each role's, and each one's
+   * source call, run and revision. `verify --no-reuse` refuses such a record.
+   */
+  reused?: ReuseSummary;
   /** ISO 8601 UTC. */
   createdAt: string;
   endedAt: string | null;
@@ -101,10 +108,16 @@ export function buildStatement(report: RunReport, opts: { finalDiffDigest: strin
       ...finalCoverage(report),
       confined: ranConfined(report),
       ...(run.rerun ? { rerun: run.rerun } : {}),
+      ...reusedOf(report),
       createdAt: new Date(run.createdAt).toISOString(),
       endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
     },
   };
+}
+
+function reusedOf(report: RunReport): { reused?: ReuseSummary } {
+  const reused = reuseSummary(report.verdicts);
+  return reused ? { reused } : {};
 }
 
 /** The coverage of the last review round recorded (the one that judged the final head). */

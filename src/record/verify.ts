@@ -12,6 +12,7 @@
  */
 import { type Coverage, uncovered } from '../core/coverage.js';
 import { RevloopError, UntrustedInputError } from '../core/errors.js';
+import { type ReuseSummary, reuseLine } from '../core/reuse-summary.js';
 import { Outcome, RunStatus, type Snapshot } from '../core/types.js';
 import { defaultTrustedRef, resolveUserRef } from '../git/user-ref.js';
 import { sha256 } from '../io/hash.js';
@@ -51,6 +52,8 @@ export const VerifyCode = {
   untrusted_input: 'untrusted_input',
   /** `--require-confined` and the run's processes did not all run confined (exit 14). */
   not_confined: 'not_confined',
+  /** `--no-reuse` and the record says verdicts were reused from earlier calls (exit 16). */
+  reused_verdicts: 'reused_verdicts',
 } as const;
 export type VerifyCode = (typeof VerifyCode)[keyof typeof VerifyCode];
 
@@ -70,6 +73,7 @@ export const VERIFY_EXIT: Record<VerifyCode, number> = {
   untrusted_input: 12,
   narrow_record: 13,
   not_confined: 14,
+  reused_verdicts: 16,
 };
 
 export interface VerifyResult {
@@ -104,6 +108,8 @@ export interface VerifyOptions {
   allowFindings?: boolean | undefined;
   /** Refuse a record whose run did not run every process confined (predicate `confined`). */
   requireConfined?: boolean | undefined;
+  /** Refuse a record that says any verdict was reused from an earlier call (predicate `reused`). */
+  noReuse?: boolean | undefined;
   /**
    * The commit the record must cover, instead of the checkout's HEAD: publication
    * checks a record against a pull request's live head, which CI rarely checks out
@@ -357,6 +363,12 @@ async function verifyInner(text: string, opts: VerifyOptions): Promise<VerifyRes
       `run ${p.runId} ran ${p.confined === false ? 'unconfined' : 'before confinement was recorded'}, and --require-confined was given`,
       signed,
     );
+  if (opts.noReuse && p.reused !== undefined)
+    return fail(
+      'reused_verdicts',
+      `run ${p.runId}: ${reusedLineOf(p.reused)}, and --no-reuse was given`,
+      signed,
+    );
   if (p.status !== 'completed')
     return fail('not_completed', `run ${p.runId} ended ${p.status}, not completed`, signed);
   const gap = coverageGap(p);
@@ -490,4 +502,10 @@ function fail(
     outcome: known.outcome ?? null,
     keyId: known.keyId ?? null,
   };
+}
+
+/** The record's reuse line; a predicate from elsewhere that says verdicts were reused in another shape is refused all the same. */
+function reusedLineOf(reused: unknown): string {
+  const s = reused as ReuseSummary;
+  return Array.isArray(s?.roles) && Array.isArray(s?.from) ? reuseLine(s) : 'verdicts were reused';
 }

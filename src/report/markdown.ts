@@ -6,6 +6,7 @@
  */
 import { coverageSummary } from '../core/coverage.js';
 import type { FindingRow } from '../core/ledger.js';
+import { reuseLine, reuseSummary } from '../core/reuse-summary.js';
 import { isBlocker, type RunReport, rerunPhrase, roundLog } from '../core/run-report.js';
 import { reproductionText } from '../core/samples.js';
 import { finalCoverage } from '../core/stage-results.js';
@@ -58,6 +59,7 @@ export function toMarkdown(report: RunReport, opts: MarkdownOptions = {}): strin
     `| run | ${code(run.id)} |`,
     `| change | ${mdText(snap.change)} |`,
     ...(run.rerun ? [`| rerun | ${mdText(rerunPhrase(run.rerun))} |`] : []),
+    ...reusedRow(report),
     `| status | ${run.status}${run.reason ? ` (${run.reason})` : ''} |`,
     `| outcome | ${run.outcome ?? '—'} |`,
     `| stop reason | ${run.stopReason ?? '—'} |`,
@@ -196,4 +198,10 @@ function fitBytes(head: string[], body: string[], maxBytes: number): string {
       `> Truncated to stay under ${maxBytes} bytes: ${dropped} more finding(s) not shown; see \`revloop export --format sarif\`.`,
     );
   return `${out.join('\n')}\n`;
+}
+
+/** The row saying how many verdicts were reused from identical earlier calls, when any was. */
+function reusedRow(report: RunReport): string[] {
+  const s = reuseSummary(report.verdicts);
+  return s ? [`| reused | ${mdText(reuseLine(s))} |`] : [];
 }

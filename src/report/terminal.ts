@@ -1,5 +1,6 @@
 /** A plain-text run summary for the terminal: verdict line, then each round's findings by severity. */
 import { coverageSummary, uncovered } from '../core/coverage.js';
+import { reuseLine, reuseSummary } from '../core/reuse-summary.js';
 import { fixNote, isBlocker, type RunReport, rerunPhrase } from '../core/run-report.js';
 import { reproductionText } from '../core/samples.js';
 import { stage } from '../core/stage-results.js';
@@ -72,6 +73,8 @@ export function renderRunSummary(report: RunReport): string {
     `  head ${run.head.slice(0, 7)}  base ${snap.base.slice(0, 7)}  rounds ${run.roundsDone}  cost $${run.costUsd.toFixed(2)}`,
   ];
   if (run.rerun) out.push(`  ${oneLine(rerunPhrase(run.rerun))}`);
+  const reused = reuseSummary(report.verdicts);
+  if (reused) out.push(`  ${oneLine(reuseLine(reused))}`);
   if (run.detail) out.push(`  ${oneLine(run.detail)}`);
   const rounds = [...report.rounds].sort((a, b) => a.round - b.round);
   for (const r of rounds) {

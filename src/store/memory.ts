@@ -453,6 +453,14 @@ export class MemoryStore implements Store {
     return copyJson([...this.verdicts.values()].filter((v) => v.runId === runId)).map(parseVerdictRow);
   }
 
+  async reusableVerdict(repo: string, reuseKey: string): Promise<VerdictRow | null> {
+    // Insertion order is recording order: the first one recorded answers, as in the SQL stores.
+    for (const v of this.verdicts.values())
+      if (v.reuseKey === reuseKey && this.runs.get(v.runId)?.repo === repo)
+        return parseVerdictRow(copyJson(v));
+    return null;
+  }
+
   async listVerdictsForChange(changeKey: string): Promise<VerdictRow[]> {
     return copyJson(
       [...this.verdicts.values()].filter((v) => this.runs.get(v.runId)?.changeKey === changeKey),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema, parseConfig } from '../../src/core/config.js';
+import { configJsonSchema, parseConfig, reuseOf } from '../../src/core/config.js';
 
 const minimal = () => ({ reviewers: [{ name: 'correctness', command: ['node', 'review.mjs'] }] });
 
@@ -32,6 +32,7 @@ describe('parseConfig', () => {
         contextBytes: 100_000,
         temperature: 0,
         maxRefutedPerReply: 20,
+        reuse: 'never',
       },
       admission: { costWindowSeconds: 86_400 },
       publish: { github: {}, gitlab: {} },
@@ -204,5 +205,32 @@ describe('parseConfig', () => {
     expect(Object.keys(schema.properties ?? {})).toEqual(
       expect.arrayContaining(['reviewers', 'policy', 'budgets']),
     );
+  });
+});
+
+describe('reuse of verdicts: config', () => {
+  const minimal = { reviewers: [{ name: 'r', command: ['x'] }] };
+  it('refuses reuse on the fixer, naming the key', () => {
+    expect(parseConfig({ ...minimal, fixer: { command: ['f'], reuse: 'prompt' } })).toEqual({
+      ok: false,
+      path: 'fixer.reuse',
+      message: "a fixer's calls are never reused (it edits the checkout)",
+    });
+  });
+  it('refuses a value other than prompt or never, naming the key', () => {
+    const res = parseConfig({ ...minimal, reviewers: [{ name: 'r', command: ['x'], reuse: 'always' }] });
+    expect(res).toMatchObject({ ok: false, path: 'reviewers.0.reuse' });
+  });
+  it.each([
+    // agent's reuse, adapter, review.reuse → effective
+    [undefined, 'openai', 'prompt', 'prompt'],
+    [undefined, 'anthropic', 'never', undefined],
+    [undefined, 'command', 'prompt', undefined],
+    [undefined, 'claude-code', 'prompt', undefined],
+    ['prompt', 'command', 'never', 'prompt'],
+    ['prompt', 'scripted', 'never', 'prompt'],
+    ['never', 'openai', 'prompt', undefined],
+  ] as const)('reuse %s on %s with review.reuse %s → %s', (own, adapter, review, want) => {
+    expect(reuseOf({ adapter, reuse: own }, { reuse: review })).toBe(want);
   });
 });

@@ -955,6 +955,33 @@ export function runStoreContract(
       await expect(store.setRecordPath('nope', 'x')).rejects.toMatchObject({ code: 'unknown_run' });
     });
 
+    it('answers a reuse key with the first verdict of the same repository, never with another repository’s', async () => {
+      const key = uid('reuse-');
+      const mine = uid('git@example.invalid:acme/mine-');
+      const theirs = uid('git@example.invalid:acme/theirs-');
+      expect(await store.reusableVerdict(mine, key)).toBeNull();
+      // Another tenant's verdict under the very same key is never an answer.
+      const t = await running({ repo: theirs });
+      await store.recordVerdict(t, { ...verdict(t.runId, uid('ck-')), reuseKey: key });
+      expect(await store.reusableVerdict(mine, key)).toBeNull();
+      const first = await running({ repo: mine });
+      const original = { ...verdict(first.runId, uid('ck-')), reuseKey: key };
+      await store.recordVerdict(first, original);
+      // A verdict without a reuse key (an agent that reads more than its prompt) is never found.
+      await store.recordVerdict(first, verdict(first.runId, uid('ck-')));
+      const second = await running({ repo: mine });
+      const reusedFrom = { callKey: original.callKey, runId: first.runId, revision: original.revision };
+      const reused = { ...verdict(second.runId, uid('ck-')), costUsd: 0, reuseKey: key, reusedFrom };
+      const { verdict: row } = await store.recordVerdict(second, reused);
+      expect(row).toMatchObject({ reuseKey: key, reusedFrom, costUsd: 0 });
+      expect((await store.listVerdicts(second.runId))[0]).toMatchObject({ reusedFrom });
+      const found = await store.reusableVerdict(mine, key);
+      expect(found).toMatchObject({ callKey: original.callKey, runId: first.runId, reuseKey: key });
+      expect(found?.reusedFrom).toBeUndefined();
+      expect(await store.reusableVerdict(theirs, key)).toMatchObject({ runId: t.runId });
+      expect(await store.reusableVerdict(mine, uid('reuse-'))).toBeNull();
+    });
+
     describe("what another machine needs of a run: fix bundles and the record's envelope", () => {
       it('keeps a fix bundle under the lease, the first one per commit, and fences a stale owner out', async () => {
         const lease = await running();

@@ -14,6 +14,8 @@ interface Opts {
   target?: string;
   allowFindings?: boolean;
   requireConfined?: boolean;
+  /** commander's `--no-reuse`: false when given. */
+  reuse?: boolean;
   json?: boolean;
 }
 
@@ -42,6 +44,7 @@ const verify: Command<Opts> = async (args, opts, io) => {
     target: opts.target,
     allowFindings: Boolean(opts.allowFindings),
     requireConfined: Boolean(opts.requireConfined),
+    noReuse: opts.reuse === false,
   });
   if (opts.json) {
     const { ok, code, reason, runId, head, outcome, keyId } = res;
@@ -70,7 +73,10 @@ export function parseVerifyArgv(argv: string[]): { args: string[]; opts: Opts } 
     const eq = tok.indexOf('=');
     const [name, inline] =
       tok.startsWith('--') && eq > 0 ? [tok.slice(0, eq), tok.slice(eq + 1)] : [tok, undefined];
-    if (name === '--allow-findings' || name === '--json' || name === '--require-confined') {
+    if (name === '--no-reuse') {
+      if (inline !== undefined) return null;
+      opts.reuse = false;
+    } else if (name === '--allow-findings' || name === '--json' || name === '--require-confined') {
       if (inline !== undefined) return null;
       opts[name === '--json' ? 'json' : name === '--allow-findings' ? 'allowFindings' : 'requireConfined'] =
         true;

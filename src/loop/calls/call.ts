@@ -22,6 +22,7 @@ import type { LoopDeps } from '../deps.js';
 import { MalformedReplyError, StopRequestedError } from '../errors.js';
 import { attemptUntilDone, type FailedAttempt } from './attempts.js';
 import type { LedgerCache } from './ledger-cache.js';
+import { reusedVerdict, reuseKeyOf } from './reuse.js';
 import type { SideWork } from './side-work.js';
 import type { VerdictBatch } from './verdict-batch.js';
 
@@ -31,7 +32,7 @@ export interface CallContext {
     LoopDeps,
     'hash' | 'clock' | 'random' | 'signal' | 'store' | 'onEvent' | 'crashPoint' | 'confinement'
   >;
-  readonly run: Pick<RunRow, 'id' | 'snapshotKey' | 'snapshot'>;
+  readonly run: Pick<RunRow, 'id' | 'snapshotKey' | 'snapshot' | 'rerun'>;
   /** What the ledger holds of the run: recorded verdicts are reused, attempts counted on. */
   readonly ledger: LedgerCache;
   /** Invariant 12: checked before each attempt; the wall deadline bounds each call. */
@@ -55,7 +56,7 @@ export interface CallSpec<R extends Role = Role> {
   promptDigest?: string | undefined;
   /** A review call on one chunk of a diff too large for one call (its key names the chunk). */
   chunk?: { index: number; files: string[] } | undefined;
-  /** Which of a reviewer's samples on this prompt (`review.samples`; its key names it); absent: the first. */
+  /** Which of a reviewer's samples on this prompt (`review.samples`; its call and reuse keys name it); absent: the first. */
   sample?: number | undefined;
   reviewer: Reviewer;
   /** The revision the call looks at. */
@@ -99,7 +100,12 @@ export async function callAgent<R extends Role>(
 
   const ended = endedBefore(ctx, key);
   if (ended) return ended;
-  const call: Call<R> = { ctx, lease, spec, key, promptDigest, saved };
+  const reuseKey = reuseKeyOf(ctx, spec, promptDigest);
+  const call: Call<R> = { ctx, lease, spec, key, promptDigest, saved, reuseKey };
+  if (reuseKey !== null) {
+    const reused = await reuse(call, reuseKey);
+    if (reused) return reused;
+  }
   const { deps } = ctx;
   const end = await attemptUntilDone({
     from: ctx.ledger.attemptsOf(key) + 1,
@@ -125,6 +131,20 @@ interface Call<R extends Role> {
   promptDigest: string;
   /** The prompt's save, awaited before anything of the call is recorded. */
   saved: Promise<void>;
+  /** The digest of the call's complete input when its agent reads nothing but its prompt (reuse.ts). */
+  reuseKey: string | null;
+}
+
+/** Records an identical call's verdict as this call's, at no cost and with no attempt made; null when there is none. */
+async function reuse<R extends Role>(call: Call<R>, reuseKey: string): Promise<CallOutcome<R> | null> {
+  const { ctx, lease, spec, key, promptDigest, saved } = call;
+  // Invariant 12 still holds the run: an exhausted budget aborts before anything is recorded.
+  ctx.budget.check();
+  const row = await reusedVerdict(ctx, spec, { key, promptDigest, reuseKey });
+  if (!row) return null;
+  const verdict = await record(ctx, lease, spec.batch, saved, { verdict: row });
+  callDone(ctx, spec, 'reused', 0);
+  return { ok: true, verdict: ofRole(verdict, spec.role), fresh: false };
 }
 
 /** The call's key names everything its verdict depends on, so a recorded one is reused only for the same call. */
@@ -245,6 +265,7 @@ async function recordReply<R extends Role>(
     modelId: res.modelId,
     reply,
     costUsd: res.costUsd,
+    ...(call.reuseKey !== null ? { reuseKey: call.reuseKey } : {}),
   };
   const verdict = await record(ctx, lease, spec.batch, saved, {
     verdict: row,

@@ -407,7 +407,8 @@ export class PostgresStore implements Store {
       await this.endAttemptIn(c, lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
     const ins = await c.query(
       `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, ${NOW}) ON CONFLICT (call_key) DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, ${NOW})
+         ON CONFLICT (call_key) DO NOTHING`,
       verdictValues(v),
     );
     // Invariant 12: every cent is on the run the moment its verdict is (see the SQLite store).
@@ -645,6 +646,17 @@ export class PostgresStore implements Store {
     return this.guard(async () =>
       (await this.all('SELECT * FROM verdicts WHERE run_id = $1 ORDER BY seq', [runId])).map(toVerdict),
     );
+  }
+
+  async reusableVerdict(repo: string, reuseKey: string) {
+    return this.guard(async () => {
+      const [row] = await this.all(
+        `SELECT v.* FROM verdicts v JOIN runs r ON r.id = v.run_id
+          WHERE v.reuse_key = $1 AND r.repo = $2 ORDER BY v.seq LIMIT 1`,
+        [reuseKey, repo],
+      );
+      return row ? toVerdict(row) : null;
+    });
   }
 
   async listVerdictsForChange(changeKey: string) {

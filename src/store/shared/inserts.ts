@@ -8,9 +8,9 @@ import type { JudgementRow } from '../../core/ledger.js';
 import type { NewVerdict } from '../../core/stage-results.js';
 import { toJson } from './rules.js';
 
-/** Eleven columns; `reply` (the tenth) is JSON text. */
+/** Thirteen columns; `reply` (the tenth) and `reused_from` (the thirteenth) are JSON text. */
 export const VERDICT_COLUMNS =
-  'call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd';
+  'call_key, run_id, round, stage, role, reviewer, revision, prompt_digest, model_id, reply, cost_usd, reuse_key, reused_from';
 
 export const verdictValues = (v: NewVerdict): unknown[] => [
   v.callKey,
@@ -24,6 +24,8 @@ export const verdictValues = (v: NewVerdict): unknown[] => [
   v.modelId,
   toJson(v.reply),
   v.costUsd,
+  v.reuseKey ?? null,
+  v.reusedFrom ? toJson(v.reusedFrom) : null,
 ];
 
 /** Ten columns; `reply` (the ninth) is JSON text. */

@@ -14,7 +14,7 @@ import type {
   RunRow,
   Settlement,
 } from '../../core/ledger.js';
-import type { StageCompletion, StageRow, VerdictRow } from '../../core/stage-results.js';
+import type { ReusedFrom, StageCompletion, StageRow, VerdictRow } from '../../core/stage-results.js';
 import { parseJudgementReply, parseStageRow, parseVerdictRow } from '../../core/stored-rows.js';
 import type {
   EndReason,
@@ -114,7 +114,15 @@ export const toVerdict = (r: Raw): VerdictRow =>
     reply: json(r.reply),
     costUsd: num(r.cost_usd),
     recordedAt: num(r.recorded_at),
+    // Only when set: a verdict of a call that cannot be reused reads as it did before reuse existed.
+    ...(r.reuse_key ? { reuseKey: str(r.reuse_key) } : {}),
+    ...(r.reused_from ? { reusedFrom: reusedFromOf(json(r.reused_from)) } : {}),
   });
+
+const reusedFromOf = (v: unknown): ReusedFrom => {
+  const o = (v ?? {}) as Record<string, unknown>;
+  return { callKey: str(o.callKey), runId: str(o.runId), revision: str(o.revision) };
+};
 
 export const toJudgement = (r: Raw): JudgementRow => ({
   callKey: str(r.call_key),

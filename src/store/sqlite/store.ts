@@ -459,7 +459,7 @@ export class SqliteStore implements Store {
       this.endAttemptIn(lease.runId, v.callKey, endsAttempt, 'ok', attemptDetail ?? null);
     const n = this.exec(
       `INSERT INTO verdicts (${VERDICT_COLUMNS}, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_key) DO NOTHING`,
       ...verdictValues(v),
       this.now(),
     );
@@ -717,6 +717,18 @@ export class SqliteStore implements Store {
     return this.read(() =>
       this.all('SELECT * FROM verdicts WHERE run_id = ? ORDER BY rowid', runId).map(toVerdict),
     );
+  }
+
+  async reusableVerdict(repo: string, reuseKey: string) {
+    return this.read(() => {
+      const row = this.one(
+        `SELECT v.* FROM verdicts v JOIN runs r ON r.id = v.run_id
+          WHERE v.reuse_key = ? AND r.repo = ? ORDER BY v.recorded_at, v.rowid LIMIT 1`,
+        reuseKey,
+        repo,
+      );
+      return row ? toVerdict(row) : null;
+    });
   }
 
   async listVerdictsForChange(changeKey: string) {

@@ -5,6 +5,7 @@ import m004 from './004-attempt-confined.js';
 import m005 from './005-reruns.js';
 import m006 from './006-ledger-artifacts.js';
 import m007 from './007-deliveries.js';
+import m008 from './008-verdict-reuse.js';
 
 /** Numbered PostgreSQL migrations, applied in order under an advisory lock. Never edit an applied one. */
 export const PG_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -15,4 +16,5 @@ export const PG_MIGRATIONS: readonly { version: number; name: string; sql: strin
   { version: 5, name: 'reruns', sql: m005 },
   { version: 6, name: 'ledger-artifacts', sql: m006 },
   { version: 7, name: 'deliveries', sql: m007 },
+  { version: 8, name: 'verdict-reuse', sql: m008 },
 ];
