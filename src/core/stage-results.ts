@@ -183,6 +183,12 @@ export interface ReusedFrom {
   runId: string;
   /** The revision that call looked at. */
   revision: string;
+  /**
+   * Whether that call's answering attempt ran confined: the record's
+   * `confined` covers the processes whose verdicts it uses, also earlier
+   * ones. Absent (a row from before it was kept): not known, so not confined.
+   */
+  confined?: boolean | undefined;
 }
 export type VerdictRow = { [R in Role]: VerdictRowOf<R> }[Role];
 

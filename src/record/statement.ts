@@ -129,15 +129,21 @@ function finalCoverage(report: RunReport): { coverage?: Record<string, Coverage>
   return coverage ? { coverage } : {};
 }
 
-/** True only when the run made calls and every attempt and every check of it ran confined. */
+/**
+ * True only when the run has verdicts and every process behind them ran
+ * confined: each attempt it made, each check, and the earlier call each
+ * reused verdict came from (a run whose calls were all reused made none).
+ */
 function ranConfined(report: RunReport): boolean {
   const checks = stageRows(report.stages, 'checks').flatMap((s) => [
     ...s.result.results,
     ...(s.result.base?.results ?? []),
   ]);
+  const reused = report.verdicts.flatMap((v) => (v.reusedFrom ? [v.reusedFrom] : []));
   return (
-    report.attempts.length > 0 &&
+    report.attempts.length + reused.length > 0 &&
     report.attempts.every((a) => a.confined) &&
+    reused.every((r) => r.confined === true) &&
     checks.every((c) => c.confined === true)
   );
 }

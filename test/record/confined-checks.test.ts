@@ -43,3 +43,25 @@ describe("the record's confined counts the base's checks", () => {
     expect(confined(withChecks(check(false)))).toBe(false);
   });
 });
+
+describe("the record's confined counts the calls its reused verdicts came from", () => {
+  function allReused(source: { confined?: boolean }): RunReport {
+    const r = sampleReport();
+    r.attempts = [];
+    r.stages = [];
+    r.verdicts = r.verdicts.map((v) => ({
+      ...v,
+      costUsd: 0,
+      reusedFrom: { callKey: 'k0', runId: 'run-earlier', revision: SHA.head, ...source },
+    }));
+    return r;
+  }
+  it('a run whose every verdict was reused from confined calls made no attempt, and is confined', () => {
+    expect(allReused({}).verdicts.length).toBeGreaterThan(0);
+    expect(confined(allReused({ confined: true }))).toBe(true);
+  });
+  it('one source unconfined, or not known (a row from before it was kept): not confined', () => {
+    expect(confined(allReused({ confined: false }))).toBe(false);
+    expect(confined(allReused({}))).toBe(false);
+  });
+});

@@ -970,7 +970,12 @@ export function runStoreContract(
       // A verdict without a reuse key (an agent that reads more than its prompt) is never found.
       await store.recordVerdict(first, verdict(first.runId, uid('ck-')));
       const second = await running({ repo: mine });
-      const reusedFrom = { callKey: original.callKey, runId: first.runId, revision: original.revision };
+      const reusedFrom = {
+        callKey: original.callKey,
+        runId: first.runId,
+        revision: original.revision,
+        confined: true,
+      };
       const reused = { ...verdict(second.runId, uid('ck-')), costUsd: 0, reuseKey: key, reusedFrom };
       const { verdict: row } = await store.recordVerdict(second, reused);
       expect(row).toMatchObject({ reuseKey: key, reusedFrom, costUsd: 0 });

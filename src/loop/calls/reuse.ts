@@ -10,7 +10,7 @@
 import { reuseKey } from '../../core/keys.js';
 import type { RunRow } from '../../core/ledger.js';
 import { samplingOf } from '../../core/samples.js';
-import type { NewVerdict, VerdictRow } from '../../core/stage-results.js';
+import type { NewVerdict, ReusedFrom, VerdictRow } from '../../core/stage-results.js';
 import type { Role, Stage } from '../../core/types.js';
 import type { LoopDeps } from '../deps.js';
 
@@ -93,9 +93,15 @@ export async function reusedVerdict(
     reply,
     costUsd: 0,
     reuseKey: call.reuseKey,
-    reusedFrom: originOf(earlier),
+    reusedFrom: await originOf(ctx, earlier),
   };
 }
 
-const originOf = (v: VerdictRow) =>
-  v.reusedFrom ?? { callKey: v.callKey, runId: v.runId, revision: v.revision };
+/** The call first answered, with whether its answering attempt ran confined. */
+async function originOf(ctx: ReuseContext, v: VerdictRow): Promise<ReusedFrom> {
+  if (v.reusedFrom) return v.reusedFrom;
+  const attempts = await ctx.deps.store.listAttempts(v.runId);
+  const answered = attempts.filter((a) => a.callKey === v.callKey && a.class === 'ok');
+  const confined = answered.length > 0 && answered.every((a) => a.confined);
+  return { callKey: v.callKey, runId: v.runId, revision: v.revision, confined };
+}

@@ -121,7 +121,8 @@ export const toVerdict = (r: Raw): VerdictRow =>
 
 const reusedFromOf = (v: unknown): ReusedFrom => {
   const o = (v ?? {}) as Record<string, unknown>;
-  return { callKey: str(o.callKey), runId: str(o.runId), revision: str(o.revision) };
+  const from = { callKey: str(o.callKey), runId: str(o.runId), revision: str(o.revision) };
+  return typeof o.confined === 'boolean' ? { ...from, confined: o.confined } : from;
 };
 
 export const toJudgement = (r: Raw): JudgementRow => ({
