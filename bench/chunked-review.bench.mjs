@@ -73,7 +73,7 @@ async function makeRepo(modified) {
   for (let i = 0; i < FILES; i++)
     files[`src/m${Math.floor(i / 100)}/f${i}.js`] = `${modified ? KEPT_ABOVE(i) : ''}${fileText(i)}`;
   await repo.commit(files, 'a large change');
-  const { signingKeyPath } = await import(dist('loop/write-record.js'));
+  const { signingKeyPath } = await import(dist('loop/outputs/write-record.js'));
   signingKeyPath(dir);
   return dir;
 }
@@ -83,7 +83,7 @@ async function child(dir) {
   const { composeDeps } = await import(dist('loop/compose.js'));
   const { reviewRevision } = await import(dist('loop/operations.js'));
   const { openStore } = await import(dist('store/index.js'));
-  const { loadRunReport } = await import(dist('loop/run-report-loader.js'));
+  const { loadRunReport } = await import(dist('loop/outputs/run-report-loader.js'));
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
   let reviewerMs = 0;
@@ -145,7 +145,7 @@ async function floorChild(dir) {
   const { createGit } = await import(dist('git/index.js'));
   const { PromptFiles, promptsDir } = await import(dist('io/prompt-files.js'));
   const { sha256 } = await import(dist('io/hash.js'));
-  const { VERDICTS_PER_COMMIT: perCommit } = await import(dist('loop/verdict-batch.js'));
+  const { VERDICTS_PER_COMMIT: perCommit } = await import(dist('loop/calls/verdict-batch.js'));
   const { default: Database } = await import('better-sqlite3');
   const git = createGit();
   const rev = (r) => execFileSync('git', ['rev-parse', r], { cwd: dir, encoding: 'utf8' }).trim();

@@ -19,7 +19,7 @@ async function roundOnce(concurrency) {
   const { composeDeps } = await import(dist('loop/compose.js'));
   const { reviewRevision } = await import(dist('loop/operations.js'));
   const { openStore } = await import(dist('store/index.js'));
-  const { signingKeyPath } = await import(dist('loop/write-record.js'));
+  const { signingKeyPath } = await import(dist('loop/outputs/write-record.js'));
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-p8-'));
   const script = join(dir, '..', `${dir.split('/').pop()}-reviewer.mjs`);
   writeFileSync(script, REVIEWER);

@@ -57,7 +57,7 @@ async function runOnce(caching, concurrency) {
   const { composeDeps } = await import(dist('loop/compose.js'));
   const { reviewRevision } = await import(dist('loop/operations.js'));
   const { openStore } = await import(dist('store/index.js'));
-  const { signingKeyPath } = await import(dist('loop/write-record.js'));
+  const { signingKeyPath } = await import(dist('loop/outputs/write-record.js'));
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-cache-'));
   const fixer = {};
   for (let i = 1; i <= ROUNDS; i++)

@@ -75,7 +75,7 @@ export async function loopOnce(reviewerMs, fixerMs = 0) {
   await repo.branch('topic');
   await repo.commit({ 'src/calc.js': HEAD }, 'change');
   // A repository set up with `revloop init` has its signing key; making one is not loop work.
-  const { signingKeyPath } = await import(dist('loop/write-record.js'));
+  const { signingKeyPath } = await import(dist('loop/outputs/write-record.js'));
   signingKeyPath(dir);
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
