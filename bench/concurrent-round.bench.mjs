@@ -47,7 +47,13 @@ async function roundOnce(concurrency) {
   signingKeyPath(dir);
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
-    const deps = composeDeps({ store, repoRoot: dir, env: { PATH: process.env.PATH } });
+    // Unconfined: the stand-in reviewer lives in the temp dir, which a confined process does not see
+    // (and what is measured is the round's concurrency, not bubblewrap's start-up).
+    const deps = composeDeps({
+      store,
+      repoRoot: dir,
+      env: { PATH: process.env.PATH, REVLOOP_CONFINE: 'off' },
+    });
     const calls = [];
     const stages = [];
     timeAgentCalls(deps, (x) => calls.push(x.end - x.start));
