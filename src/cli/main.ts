@@ -300,7 +300,9 @@ program
   .description('build a fixture repository with a real bug and run the whole loop on it, offline')
   .option('--dir <dir>', 'where to build the fixture (default: a new temp dir)')
   .addOption(
-    new Option('--scenario <s>', 'demo scenario').choices(['default', 'oscillation']).default('default'),
+    new Option('--scenario <s>', 'demo scenario')
+      .choices(['default', 'oscillation', 'verdicts'])
+      .default('default'),
   )
   .option('--json', 'print one JSON document')
   .action(lazy('demo'));

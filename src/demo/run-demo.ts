@@ -1,6 +1,7 @@
 /**
  * `revloop demo`: builds a fixture repository whose change introduces a real
- * lost update, and runs the whole loop on it offline with scripted agents.
+ * lost update (or, for `verdicts`, thirty small files reviewed before and
+ * after a push), and runs the whole loop on it offline with scripted agents.
  * Returns what happened and whether it happened as designed.
  */
 import { mkdtempSync } from 'node:fs';
@@ -15,14 +16,24 @@ import { reviewRevision } from '../loop/operations.js';
 import { loadRunReport } from '../loop/outputs/run-report-loader.js';
 import { openStore } from '../store/index.js';
 import { CHECK_FILE, defaultScript, oscillationScript } from './scripts.js';
+import { verdictsExpectations, verdictsPlan } from './verdicts-scenario.js';
 import { AUDIT, CRITERIA, STORE, WALLET_BASE, WALLET_HEAD } from './wallet-fixture.js';
 
-export type DemoScenario = 'default' | 'oscillation';
+export const DEMO_SCENARIOS = ['default', 'oscillation', 'verdicts'] as const;
+export type DemoScenario = (typeof DEMO_SCENARIOS)[number];
+
+export interface DemoRun {
+  report: RunReport;
+  recordPath: string | null;
+}
 
 export interface DemoResult {
   dir: string;
+  /** The last run (the only one, but for `verdicts`). */
   report: RunReport;
   recordPath: string | null;
+  /** Every run, in order: the change as first pushed, then after each push. */
+  runs: DemoRun[];
   /** Expectations the scenario was designed to meet, and whether it met each. */
   checks: { what: string; ok: boolean }[];
 }
@@ -41,18 +52,19 @@ budgets: { rounds: 5, wallSeconds: 300, costUsd: 1 }
 retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 1000 }
 `;
 
-export async function runDemo(opts: {
-  dir?: string | undefined;
-  scenario: DemoScenario;
-  env: NodeJS.ProcessEnv;
-  signal?: AbortSignal | undefined;
-  onEvent?: ((e: LoopEvent) => void) | undefined;
-}): Promise<DemoResult> {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'revloop-demo-'));
-  const repo = await createFixtureRepo(dir);
-  const script = opts.scenario === 'oscillation' ? oscillationScript() : defaultScript();
-  await repo.commit(
-    {
+/** What a scenario commits and reviews: main, the change on its branch, then each push reviewed again. */
+interface DemoPlan {
+  base: Record<string, string>;
+  baseMessage: string;
+  branch: string;
+  change: { files: Record<string, string>; message: string };
+  pushes: { files: Record<string, string>; message: string }[];
+}
+
+function walletPlan(scenario: DemoScenario): DemoPlan {
+  const script = scenario === 'oscillation' ? oscillationScript() : defaultScript();
+  return {
+    base: {
       '.gitignore': '.revloop/\n',
       'README.md': '# wallet\n\nA tiny wallet used by the revloop demo.\n',
       'REVIEW.md': CRITERIA,
@@ -64,10 +76,26 @@ export async function runDemo(opts: {
       'test/credits.mjs': CHECK_FILE,
       'package.json': '{ "name": "wallet", "type": "module", "private": true }\n',
     },
-    'wallet: deposits through an atomic update',
-  );
-  await repo.branch('feature/refunds');
-  await repo.commit({ 'src/wallet.js': WALLET_HEAD }, 'wallet: credit refunds and audit them');
+    baseMessage: 'wallet: deposits through an atomic update',
+    branch: 'feature/refunds',
+    change: { files: { 'src/wallet.js': WALLET_HEAD }, message: 'wallet: credit refunds and audit them' },
+    pushes: [],
+  };
+}
+
+export async function runDemo(opts: {
+  dir?: string | undefined;
+  scenario: DemoScenario;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  onEvent?: ((e: LoopEvent) => void) | undefined;
+}): Promise<DemoResult> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'revloop-demo-'));
+  const plan = opts.scenario === 'verdicts' ? verdictsPlan() : walletPlan(opts.scenario);
+  const repo = await createFixtureRepo(dir);
+  await repo.commit(plan.base, plan.baseMessage);
+  await repo.branch(plan.branch);
+  await repo.commit(plan.change.files, plan.change.message);
 
   const store = await openStore('sqlite:.revloop/ledger.db', { repoRoot: dir });
   try {
@@ -78,23 +106,36 @@ export async function runDemo(opts: {
       signal: opts.signal,
       onEvent: opts.onEvent,
     });
-    const res = await reviewRevision(deps, {
-      repoDir: dir,
-      baseRef: 'main',
-      headRef: 'feature/refunds',
-      change: 'feature/refunds',
-      configFrom: 'base',
-    });
-    if (res.kind !== 'run') throw new Error(`demo admission deferred: ${res.detail}`);
-    const report = await loadRunReport(store, res.run.id);
-    if (!report) throw new Error('demo run vanished');
-    return { dir, report, recordPath: res.recordPath, checks: expectations(opts.scenario, report) };
+    const review = async (): Promise<DemoRun> => {
+      const res = await reviewRevision(deps, {
+        repoDir: dir,
+        baseRef: 'main',
+        headRef: plan.branch,
+        change: plan.branch,
+        configFrom: 'base',
+      });
+      if (res.kind !== 'run') throw new Error(`demo admission deferred: ${res.detail}`);
+      const report = await loadRunReport(store, res.run.id);
+      if (!report) throw new Error('demo run vanished');
+      return { report, recordPath: res.recordPath };
+    };
+    const runs = [await review()];
+    for (const push of plan.pushes) {
+      await repo.commit(push.files, push.message);
+      runs.push(await review());
+    }
+    const last = runs[runs.length - 1] as DemoRun;
+    const checks =
+      opts.scenario === 'verdicts'
+        ? verdictsExpectations(runs.map((r) => r.report))
+        : expectations(opts.scenario, last.report);
+    return { dir, report: last.report, recordPath: last.recordPath, runs, checks };
   } finally {
     await store.close();
   }
 }
 
-function expectations(scenario: DemoScenario, r: RunReport): DemoResult['checks'] {
+function expectations(scenario: Exclude<DemoScenario, 'verdicts'>, r: RunReport): DemoResult['checks'] {
   const f = r.findings;
   const by = (reviewer: string, round: number) =>
     f.filter((x) => x.reviewer === reviewer && x.round === round);

@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.js';
 import { explainDemo } from '../../demo/explain.js';
-import { runDemo } from '../../demo/run-demo.js';
+import { DEMO_SCENARIOS, type DemoScenario, runDemo } from '../../demo/run-demo.js';
 import { Exit } from '../exit-codes.js';
 import { type Command, printJson } from '../io.js';
 import { progressMode, progressPrinter } from '../progress.js';
@@ -13,12 +13,15 @@ interface Opts {
 }
 
 const demo: Command<Opts> = async (_args, opts, io) => {
-  if (opts.scenario !== 'default' && opts.scenario !== 'oscillation')
-    throw new UsageError(`unknown scenario "${opts.scenario}"`);
+  if (!isScenario(opts.scenario))
+    throw new UsageError(
+      `--scenario: unknown scenario "${opts.scenario}" (one of ${DEMO_SCENARIOS.join(', ')})`,
+    );
+  const scenario = opts.scenario;
   const progress = progressPrinter(io, progressMode(io, opts.json));
   const res = await runDemo({
     dir: opts.dir,
-    scenario: opts.scenario,
+    scenario,
     env: io.env,
     signal: io.stopSignal,
     onEvent: progress.onEvent,
@@ -32,9 +35,13 @@ const demo: Command<Opts> = async (_args, opts, io) => {
       asDesigned,
       checks: res.checks,
       run: runJson(res.report, res.recordPath),
+      // A scenario of several runs (before and after a push) lists them all, the last being `run`.
+      ...(res.runs.length > 1 ? { runs: res.runs.map((r) => runJson(r.report, r.recordPath)) } : {}),
     });
-  else io.stdout(explainDemo(opts.scenario, res, io.self));
+  else io.stdout(explainDemo(scenario, res, io.self));
   return asDesigned ? Exit.ok : Exit.findings;
 };
+
+const isScenario = (s: string): s is DemoScenario => (DEMO_SCENARIOS as readonly string[]).includes(s);
 
 export default demo;
