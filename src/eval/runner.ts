@@ -210,7 +210,8 @@ export async function runCase(o: RunCorpusOptions, c: EvalCase, index: number): 
     findings,
     rounds: report.rounds.length,
     costUsd: run.costUsd + judgeCost,
-    calls: report.verdicts.length + judgedInfo.called,
+    // A verdict reused from an identical earlier call is recorded, but no call was made for it.
+    calls: report.verdicts.filter((v) => !v.reusedFrom).length + judgedInfo.called,
     seconds: (now() - started) / 1000,
     matches,
     judged: judgedInfo,

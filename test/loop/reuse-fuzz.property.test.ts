@@ -184,6 +184,8 @@ function suite(name: string, open: () => Promise<Store>) {
                   callKey: one.out.verdict.callKey,
                   runId: one.runId,
                   revision: 'h'.repeat(40),
+                  // The first call's attempt ran unconfined here: the record must not call the reuse confined.
+                  confined: false,
                 });
                 expect(v.costUsd).toBe(0);
                 expect(v.reply).toEqual(one.out.verdict.reply);
