@@ -70,4 +70,20 @@ describe('seeded noise (docs/eval.md)', () => {
     expect(difference.overall.falsePositiveRate.significant).toBe(true);
     expect(difference.overall.falsePositiveRate.delta).toBeLessThan(0);
   });
+
+  it('reuse declared changes nothing within one review of each case: the same findings and calls', async () => {
+    const res = await evaluate({
+      corpus: CORPUS,
+      config: join(ROOT, 'examples/eval/noisy.config.yaml'),
+      against: join(ROOT, 'examples/eval/noisy-reuse.config.yaml'),
+      mode: 'review',
+      window: 3,
+      env: { ...process.env, REVLOOP_CONFINE: 'off' },
+      jobs: 2,
+    });
+    const other = res.against?.other;
+    expect(other?.complete).toBe(true);
+    expect(other?.reviewers.at(-1)?.tally).toEqual(res.primary.reviewers.at(-1)?.tally);
+    expect(other?.totals.calls).toBe(res.primary.totals.calls);
+  }, 900_000);
 });
