@@ -41,6 +41,11 @@ export interface AdmitterOptions {
    * over them is deferred (tried again after `retryMs` × 6), never dropped.
    */
   limits?: ServeLimits | undefined;
+  /**
+   * How long to hold off before the next admission, given how long ago the
+   * server last recorded a delivery (start.ts: answers first). 0: go on.
+   */
+  holdOff?: (() => number) | undefined;
 }
 
 /** `--max-active-runs` and `--daily-spend-usd` (the repository config's `admission` when absent). */
@@ -208,6 +213,11 @@ export function startAdmitter(
   const loop = async () => {
     while (!o.signal.aborted) {
       let d: DeliveryRow | null = null;
+      const wait = o.holdOff?.() ?? 0;
+      if (wait > 0) {
+        await pause(wait, o.signal);
+        continue;
+      }
       try {
         d = await deps.store.deliveries.claimDelivery(o.claimMs ?? 60_000);
         if (!d) {
@@ -236,3 +246,15 @@ export function startAdmitter(
   };
   return { wake, done: loop() };
 }
+
+/** A plain wait that a wake does not cut short (the admitter holds off on purpose), only a stop. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((done) => {
+    const t = setTimeout(finish, ms);
+    function finish() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', finish);
+      done();
+    }
+    signal.addEventListener('abort', finish, { once: true });
+  });

@@ -9,6 +9,7 @@ import { UsageError } from '../core/errors.js';
 import type { OpenPull } from '../forge/pulls.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type AdmitterOptions, startAdmitter } from './admitter.js';
+import { answersFirst } from './answers-first.js';
 import { ignoreComments, type OnComment, type Served, type ServeLog, type ServePolicy } from './deps.js';
 import { createServeMetrics } from './metrics.js';
 import { startReconciler } from './reconciler.js';
@@ -40,7 +41,12 @@ export interface RunningServe {
 
 export async function startServe(o: StartServeOptions): Promise<RunningServe> {
   const stop = new AbortController();
-  const admitter = startAdmitter(o.deps, o.served, o.log, { ...o.admitter, signal: stop.signal });
+  const traffic = answersFirst(Date.now);
+  const admitter = startAdmitter(o.deps, o.served, o.log, {
+    holdOff: traffic.holdOff,
+    ...o.admitter,
+    signal: stop.signal,
+  });
   const app = createServeApp({
     store: o.deps.store,
     served: o.served,
@@ -48,7 +54,10 @@ export async function startServe(o: StartServeOptions): Promise<RunningServe> {
     secrets: o.secrets,
     onComment: o.onComment ?? ignoreComments,
     log: o.log,
-    wake: admitter.wake,
+    wake: () => {
+      traffic.delivered();
+      admitter.wake();
+    },
     metrics: createServeMetrics(),
     crashPoint: o.deps.crashPoint,
   });
