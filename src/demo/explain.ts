@@ -85,15 +85,7 @@ function explainRun(n: number, { report, recordPath }: DemoRun): string[] {
 export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revloop'): string {
   if (res.runs.length > 1) return explainRuns(scenario, res, cli);
   const { report } = res;
-  const out: string[] = [
-    '',
-    `revloop demo (${scenario})`,
-    '',
-    INTRO[scenario],
-    '',
-    `fixture repository: ${res.dir}`,
-    '',
-  ];
+  const out: string[] = heading(scenario, res);
   const stage = <S extends Stage>(round: number, name: S) => stageOf(report.stages, round, name);
   const baseline = stage(0, 'checks');
   if (baseline) {
@@ -174,17 +166,20 @@ export function explainDemo(scenario: DemoScenario, res: DemoResult, cli = 'revl
   return out.join('\n');
 }
 
+/** What every scenario's explanation opens with: its name, what it shows, where its repository is. */
+const heading = (scenario: DemoScenario, res: DemoResult): string[] => [
+  '',
+  `revloop demo (${scenario})`,
+  '',
+  INTRO[scenario],
+  '',
+  `fixture repository: ${res.dir}`,
+  '',
+];
+
 /** A scenario of several runs on one ledger: each run in turn, then the checks. */
 function explainRuns(scenario: DemoScenario, res: DemoResult, cli: string): string {
-  const out = [
-    '',
-    `revloop demo (${scenario})`,
-    '',
-    INTRO[scenario],
-    '',
-    `fixture repository: ${res.dir}`,
-    '',
-  ];
+  const out = heading(scenario, res);
   res.runs.forEach((r, i) => {
     if (i > 0)
       out.push(
