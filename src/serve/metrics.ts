@@ -7,7 +7,7 @@
  * reports the same ledger. Labels carry only forge names, HTTP statuses and
  * ledger states: never a secret, a token, a repository URL or a delivery id.
  */
-import { rateLimitReadings } from '../forge/rate-limits.js';
+import { type RateLimitReading, rateLimitReadings } from '../forge/rate-limits.js';
 import type { ServiceStats } from '../ports/deliveries.js';
 
 export interface ServeMetrics {
@@ -43,6 +43,10 @@ const family = (f: Family): string =>
     `# TYPE ${f.name} ${f.type}`,
     ...f.samples.map((s) => `${f.name}${labels(s.labels)} ${num(s.value)}`),
   ].join('\n');
+
+/** One sample per forge and resource the forge has reported a rate limit for. */
+const rateLimitSamples = (value: (r: RateLimitReading) => number) =>
+  rateLimitReadings().map((r) => ({ labels: { forge: r.forge, resource: r.resource }, value: value(r) }));
 
 export function createServeMetrics(): ServeMetrics {
   const requests = new Map<string, { forge: string; status: string; n: number }>();
@@ -87,19 +91,13 @@ export function createServeMetrics(): ServeMetrics {
           name: 'revloop_forge_rate_limit_remaining',
           help: "Requests left in the forge's current rate-limit window, as its last answer to this process said.",
           type: 'gauge',
-          samples: rateLimitReadings().map((r) => ({
-            labels: { forge: r.forge, resource: r.resource },
-            value: r.remaining,
-          })),
+          samples: rateLimitSamples((r) => r.remaining),
         },
         {
           name: 'revloop_forge_rate_limit_reset_timestamp_seconds',
           help: "When the forge's current rate-limit window resets, in Unix seconds.",
           type: 'gauge',
-          samples: rateLimitReadings().map((r) => ({
-            labels: { forge: r.forge, resource: r.resource },
-            value: r.resetAt,
-          })),
+          samples: rateLimitSamples((r) => r.resetAt),
         },
         {
           name: 'revloop_ledger_up',

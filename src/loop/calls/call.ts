@@ -10,7 +10,6 @@ import { nextRetry } from '../../core/retry-policy.js';
 import { samplingOf } from '../../core/samples.js';
 import {
   isRoleVerdict,
-  type NewVerdict,
   type VerdictRow,
   type VerdictRowOf,
 } from '../../core/stage-results.js';
@@ -25,6 +24,7 @@ import type { LedgerCache } from './ledger-cache.js';
 import { reusedVerdict, reuseKeyOf } from './reuse.js';
 import type { SideWork } from './side-work.js';
 import type { VerdictBatch } from './verdict-batch.js';
+import { verdictRow } from './verdict-row.js';
 
 /** What a call uses of the run it belongs to (the driver's CallContext is one). */
 export interface CallContext {
@@ -253,20 +253,7 @@ async function recordReply<R extends Role>(
     await ctx.deps.store.endAttempt(lease, key, attempt, cls, detail, res.costUsd);
     return { ok: false, class: cls, detail, attempts: attempt };
   }
-  const row: NewVerdict = {
-    callKey: key,
-    runId: ctx.run.id,
-    round: spec.round,
-    stage: spec.stage,
-    role: spec.role,
-    reviewer: spec.name,
-    revision: spec.head,
-    promptDigest: call.promptDigest,
-    modelId: res.modelId,
-    reply,
-    costUsd: res.costUsd,
-    ...(call.reuseKey !== null ? { reuseKey: call.reuseKey } : {}),
-  };
+  const row = verdictRow(ctx.run, spec, call, { modelId: res.modelId, reply, costUsd: res.costUsd });
   const verdict = await record(ctx, lease, spec.batch, saved, {
     verdict: row,
     endsAttempt: attempt,

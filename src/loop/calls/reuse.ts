@@ -13,6 +13,7 @@ import { samplingOf } from '../../core/samples.js';
 import type { NewVerdict, ReusedFrom, VerdictRow } from '../../core/stage-results.js';
 import type { Role, Stage } from '../../core/types.js';
 import type { LoopDeps } from '../deps.js';
+import { verdictRow } from './verdict-row.js';
 
 /** What reuse reads of the call's run (call.ts CallContext is one). */
 interface ReuseContext {
@@ -80,21 +81,12 @@ export async function reusedVerdict(
   } catch {
     return null;
   }
-  return {
-    callKey: call.key,
-    runId: ctx.run.id,
-    round: spec.round,
-    stage: spec.stage,
-    role: spec.role,
-    reviewer: spec.name,
-    revision: spec.head,
-    promptDigest: call.promptDigest,
+  return verdictRow(ctx.run, spec, call, {
     modelId: earlier.modelId,
     reply,
     costUsd: 0,
-    reuseKey: call.reuseKey,
     reusedFrom: await originOf(ctx, earlier),
-  };
+  });
 }
 
 /** The call first answered, with whether its answering attempt ran confined. */
