@@ -140,6 +140,17 @@ describe('review.samples through the loop', () => {
     expect(report.run.outcome).toBe('findings');
   }, 120_000);
 
+  it('invariant 1: a sample that fails is not a sample that missed: the run fails, it does not demote and clear', async () => {
+    const { report } = await sampledRun(
+      { n: 3, block: 2 },
+      { reviewer: [{ sample: 0, reply: findings(flaky()) }, { exit: 9 }] },
+    );
+    // Two failed samples read as "not seen" would demote the MODERATE and end the run clear.
+    expect(report.run.status).toBe('failed');
+    expect(report.run.outcome).toBeNull();
+    expect(report.run.reason).toBe('reviewer_failed');
+  }, 120_000);
+
   it('on: blockers draws no other sample when the first passes', async () => {
     const { report, counts } = await sampledRun(
       { n: 3, block: 2, on: 'blockers' },
