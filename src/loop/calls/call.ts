@@ -8,11 +8,7 @@ import { callKey as makeCallKey } from '../../core/keys.js';
 import type { Lease, RunRow } from '../../core/ledger.js';
 import { nextRetry } from '../../core/retry-policy.js';
 import { samplingOf } from '../../core/samples.js';
-import {
-  isRoleVerdict,
-  type VerdictRow,
-  type VerdictRowOf,
-} from '../../core/stage-results.js';
+import { isRoleVerdict, type VerdictRow, type VerdictRowOf } from '../../core/stage-results.js';
 import { parseVerdictRow } from '../../core/stored-rows.js';
 import type { CallClass, Role, Stage } from '../../core/types.js';
 import type { CallResult, Reviewer } from '../../ports/reviewer.js';
